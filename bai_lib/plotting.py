@@ -1,0 +1,72 @@
+"""One shared figure style for every chapter (the *presentation layer*).
+
+Call :func:`use_style` once per notebook; use :data:`COLORS` so an algorithm keeps its
+colour across chapters, and :func:`figure` for consistently sized axes.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+
+__all__ = ["COLORS", "LABELS", "use_style", "figure"]
+
+#: Colour of each algorithm (keys as accepted by :func:`bai_lib.simulate`) and of reference lines.
+COLORS: dict[str, str] = {
+    "elimination": "#1b6ca8",
+    "noelim": "#7a5195",
+    "ttts": "#d1495b",
+    "ttucb": "#edae49",
+    "reference": "#555555",
+    "k2": "#1b6ca8",
+    "k10": "#d1495b",
+    "band": "#9ecae1",
+}
+
+#: Display names used in legends and tables.
+LABELS: dict[str, str] = {
+    "elimination": "Alg. 1 (elimination)",
+    "noelim": "NoElim",
+    "ttts": "TTTS",
+    "ttucb": "TTUCB",
+}
+
+_RC = {
+    "figure.figsize": (6.4, 3.8),
+    "figure.dpi": 110,
+    "savefig.dpi": 150,
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "legend.fontsize": 9,
+    "lines.linewidth": 1.6,
+}
+
+
+def use_style() -> None:
+    """Apply the book's matplotlib style (idempotent)."""
+    mpl.rcParams.update(_RC)
+
+
+def figure(ncols: int = 1, nrows: int = 1, width: float | None = None, height: float | None = None):
+    """Create a figure with the book's style and return ``(fig, axes)``.
+
+    Parameters
+    ----------
+    ncols, nrows : int
+        Grid of axes.
+    width, height : float, optional
+        Size in inches; defaults scale the single-panel size with the grid.
+    """
+    if ncols < 1 or nrows < 1:
+        raise ValueError(f"ncols and nrows must be >= 1, got ncols={ncols}, nrows={nrows}")
+    use_style()
+    w = width if width is not None else 6.4 if ncols == 1 else 4.2 * ncols
+    h = height if height is not None else 3.8 * nrows
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), constrained_layout=True, squeeze=True)
+    return fig, axes
