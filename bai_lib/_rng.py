@@ -1,0 +1,338 @@
+"""Random number generation for the compiled simulators.
+
+The simulators in :mod:`bai_lib.kernels` draw every random number from a
+small generator implemented with numba, so that a whole simulated run can
+execute inside one compiled function without calling back into Python:
+
+* **xoshiro256++** (Blackman & Vigna, 2019) produces 64-bit words from a
+  state of four ``uint64`` words.  The state is a plain ``numpy`` array of
+  shape ``(4,)`` and dtype ``uint64`` that the kernels update in place.
+* :func:`uniform` turns the top 53 bits of a word into a double in
+  ``[0, 1)``.
+* :func:`std_normal` is a 256-layer **ziggurat** sampler (Marsaglia & Tsang,
+  2000) for the standard normal distribution.  Its tables are computed at
+  import time with numpy (see :func:`_ziggurat_tables`); the rightmost region
+  beyond ``r`` is sampled with Marsaglia's exact exponential-rejection tail
+  method and the wedges are handled by the usual exact rejection test, so the
+  output has exactly the N(0, 1) law up to floating-point resolution.
+
+Seeding
+-------
+Every generator state is derived deterministically from a triple
+``(seed, run, stream)`` with :class:`numpy.random.SeedSequence`, see
+:func:`seed_state`.  Stream :data:`STREAM_PRIOR` (0) is used to draw the
+arm means of run ``run`` from the prior, stream :data:`STREAM_ALGO` (1) for
+the rewards and the internal randomisation of the algorithm.  Because the
+state of run ``r`` depends only on ``(seed, r, stream)``, simulation results
+do not depend on how runs are split between threads, and the same seed gives
+the same arm means in run ``r`` for every algorithm (common random numbers).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "STREAM_PRIOR",
+    "STREAM_ALGO",
+    "seed_state",
+    "seed_states",
+    "prior_means",
+    "next_u64",
+    "uniform",
+    "std_normal",
+    "fill_uniform",
+    "fill_normal",
+    "fill_u64",
+]
+
+#: Stream index used to draw the arm means of a run from the prior.
+STREAM_PRIOR = 0
+#: Stream index used for the rewards and the algorithm's own randomness.
+STREAM_ALGO = 1
+
+# ---------------------------------------------------------------------------
+# Ziggurat tables
+# ---------------------------------------------------------------------------
+
+ZIGGURAT_LAYERS = 256
+
+
+def _ziggurat_tables(n_layers: int = ZIGGURAT_LAYERS):
+    """Compute the ziggurat tables for ``f(x) = exp(-x**2 / 2)``.
+
+    The area under ``f`` on ``[0, inf)`` is covered by ``n_layers`` regions
+    of equal area ``v``: a base region made of the rectangle
+    ``[0, r] x [0, f(r)]`` plus the tail ``{x > r, y < f(x)}``, and
+    ``n_layers - 1`` horizontal rectangles stacked above it.  Rectangle
+    ``i`` (``1 <= i < n_layers``) spans heights ``[f(x[i]), f(x[i+1])]`` and
+    widths ``[0, x[i]]``.  Given ``r`` the edges follow from
+    ``x[i] * (f(x[i+1]) - f(x[i])) = v``; ``r`` is found by bisection so that
+    the top rectangle ends exactly at height ``f(0) = 1``.
+
+    Returns
+    -------
+    x : ndarray, shape (n_layers + 1,)
+        ``x[0] = v / f(r)`` (width of the pseudo-rectangle standing for the
+        base region), ``x[1] = r``, decreasing to ``x[n_layers] = 0``.
+    f : ndarray, shape (n_layers + 1,)
+        ``f[i] = exp(-x[i]**2 / 2)`` for ``i >= 1``, ``f[0] = f(r)``
+        (unused) and ``f[n_layers] = 1``.
+    r : float
+        Start of the tail.
+    """
+
+    def area(r):
+        return r * math.exp(-0.5 * r * r) + math.sqrt(math.pi / 2.0) * math.erfc(
+            r / math.sqrt(2.0)
+        )
+
+    def top_residual(r):
+        # Height reached at the top of the last rectangle minus one; positive
+        # means the layers are too thick (r too small).
+        v = area(r)
+        x = r
+        for _ in range(n_layers - 2):
+            y = math.exp(-0.5 * x * x) + v / x
+            if y >= 1.0:
+                return 1.0
+            x = math.sqrt(-2.0 * math.log(y))
+        return math.exp(-0.5 * x * x) + v / x - 1.0
+
+    lo, hi = 2.0, 5.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if top_residual(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    r = hi
+    v = area(r)
+    x = np.empty(n_layers + 1)
+    x[1] = r
+    for i in range(1, n_layers - 1):
+        y = math.exp(-0.5 * x[i] * x[i]) + v / x[i]
+        x[i + 1] = math.sqrt(-2.0 * math.log(y))
+    x[n_layers] = 0.0
+    x[0] = v / math.exp(-0.5 * r * r)
+    f = np.exp(-0.5 * x * x)
+    f[0] = math.exp(-0.5 * r * r)
+    f[n_layers] = 1.0
+    return x, f, r
+
+
+_ZIG_X, _ZIG_F, _ZIG_R = _ziggurat_tables()
+_ZIG_INV_R = 1.0 / _ZIG_R
+_ZIG_MASK = np.uint64(ZIGGURAT_LAYERS - 1)
+_ZIG_SIGN_SHIFT = np.uint64(8)  # bits 0..7 select the layer, bit 8 the sign
+
+# ---------------------------------------------------------------------------
+# xoshiro256++
+# ---------------------------------------------------------------------------
+
+_U64_11 = np.uint64(11)
+_U64_17 = np.uint64(17)
+_U64_23 = np.uint64(23)
+_U64_41 = np.uint64(41)
+_U64_45 = np.uint64(45)
+_U64_19 = np.uint64(19)
+_U64_1 = np.uint64(1)
+_TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True, nogil=True)
+def next_u64(state):
+    """Advance a xoshiro256++ state in place and return the next ``uint64``."""
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
+    a = s0 + s3
+    result = ((a << _U64_23) | (a >> _U64_41)) + s0
+    t = s1 << _U64_17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _U64_45) | (s3 >> _U64_19)
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    return result
+
+
+@njit(cache=True, nogil=True)
+def uniform(state):
+    """Uniform double in ``[0, 1)`` with 53 random bits."""
+    return float(next_u64(state) >> _U64_11) * _TWO_M53
+
+
+@njit(cache=True, nogil=True)
+def _uniform_open0(state):
+    """Uniform double in ``(0, 1]`` (safe argument for ``log``)."""
+    return float((next_u64(state) >> _U64_11) + _U64_1) * _TWO_M53
+
+
+@njit(cache=True, nogil=True)
+def _normal_tail(state):
+    # Marsaglia (1964): X = r + E1 / r conditioned on 2 E2 > (E1 / r)**2 has
+    # the density of N(0, 1) restricted to (r, inf).
+    while True:
+        x = -math.log(_uniform_open0(state)) * _ZIG_INV_R
+        y = -math.log(_uniform_open0(state))
+        if y + y > x * x:
+            return _ZIG_R + x
+
+
+@njit(cache=True, nogil=True)
+def std_normal(state):
+    """Standard normal variate (256-layer ziggurat).
+
+    One 64-bit word supplies the layer (bits 0-7), the sign (bit 8) and a
+    53-bit uniform (bits 11-63).  About 99% of the calls return after one
+    comparison; the rest go through the exact wedge or tail rejection step.
+    """
+    while True:
+        bits = next_u64(state)
+        i = np.intp(bits & _ZIG_MASK)
+        negative = ((bits >> _ZIG_SIGN_SHIFT) & _U64_1) != 0
+        u = float(bits >> _U64_11) * _TWO_M53
+        x = u * _ZIG_X[i]
+        if x < _ZIG_X[i + 1]:
+            return -x if negative else x
+        if i == 0:
+            x = _normal_tail(state)
+            return -x if negative else x
+        # Wedge between x[i+1] and x[i]: uniform height in [f[i], f[i+1]].
+        y = _ZIG_F[i] + uniform(state) * (_ZIG_F[i + 1] - _ZIG_F[i])
+        if y < math.exp(-0.5 * x * x):
+            return -x if negative else x
+
+
+@njit(cache=True, nogil=True)
+def fill_u64(state, out):
+    """Fill ``out`` (uint64 array) with raw generator output."""
+    for j in range(out.size):
+        out[j] = next_u64(state)
+
+
+@njit(cache=True, nogil=True)
+def fill_uniform(state, out):
+    """Fill ``out`` (float64 array) with uniforms in ``[0, 1)``."""
+    for j in range(out.size):
+        out[j] = uniform(state)
+
+
+@njit(cache=True, nogil=True)
+def fill_normal(state, out):
+    """Fill ``out`` (float64 array) with standard normal variates."""
+    for j in range(out.size):
+        out[j] = std_normal(state)
+
+
+# ---------------------------------------------------------------------------
+# Seeding
+# ---------------------------------------------------------------------------
+
+
+def _check_index(value, name):
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise ValueError(
+            f"{name} must be a non-negative integer, got {value!r}"
+        ) from None
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def seed_state(seed: int, run: int, stream: int) -> np.ndarray:
+    """Generator state for ``(seed, run, stream)``.
+
+    The four state words are ``SeedSequence([seed, run, stream])
+    .generate_state(4, uint64)``; the all-zero state (a fixed point of
+    xoshiro256++) is replaced by a fixed non-zero constant, although it
+    occurs with probability ``2**-256``.
+
+    Parameters
+    ----------
+    seed, run, stream : int
+        Non-negative integers.
+
+    Returns
+    -------
+    ndarray of uint64, shape (4,)
+    """
+    seed = _check_index(seed, "seed")
+    run = _check_index(run, "run")
+    stream = _check_index(stream, "stream")
+    state = np.random.SeedSequence([seed, run, stream]).generate_state(4, np.uint64)
+    if not state.any():
+        state[0] = np.uint64(0x9E3779B97F4A7C15)
+    return state
+
+
+def seed_states(seed: int, runs, stream: int) -> np.ndarray:
+    """Stack :func:`seed_state` for each run index in ``runs``.
+
+    Returns
+    -------
+    ndarray of uint64, shape (len(runs), 4)
+    """
+    runs = list(runs)
+    out = np.empty((len(runs), 4), dtype=np.uint64)
+    for j, r in enumerate(runs):
+        out[j] = seed_state(seed, r, stream)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _fill_prior_means(states, means, stds, out):
+    n_runs, k = out.shape
+    for r in range(n_runs):
+        st = states[r]
+        for i in range(k):
+            out[r, i] = means[i] + stds[i] * std_normal(st)
+
+
+def prior_means(means, stds, seed: int, n_runs: int) -> np.ndarray:
+    """Arm means of ``n_runs`` runs drawn from a Gaussian prior.
+
+    Row ``r`` is ``means + stds * z`` where ``z`` are the first ``k``
+    variates of :func:`std_normal` from the state
+    ``seed_state(seed, r, STREAM_PRIOR)``.  This is the draw used by
+    :func:`bai_lib.simulate.simulate`, so ``prior_means(m, s, seed, n)``
+    equals ``simulate(..., seed=seed, n_runs=n).means``.
+
+    Parameters
+    ----------
+    means, stds : array_like, shape (k,)
+        Prior means ``m_i`` and prior standard deviations ``xi_i`` (paper,
+        Section 2: ``mu_i ~ N(m_i, xi_i^2)``).
+    seed : int
+        Non-negative integer seed.
+    n_runs : int
+        Number of runs (rows).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_runs, k)
+    """
+    means = np.ascontiguousarray(means, dtype=np.float64).reshape(-1)
+    stds = np.ascontiguousarray(stds, dtype=np.float64).reshape(-1)
+    if means.shape != stds.shape:
+        raise ValueError("means and stds must have the same length")
+    n_runs = _check_index(n_runs, "n_runs")
+    states = seed_states(seed, range(n_runs), STREAM_PRIOR)
+    out = np.empty((n_runs, means.size), dtype=np.float64)
+    _fill_prior_means(states, means, stds, out)
+    return out
