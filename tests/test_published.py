@@ -1,0 +1,35 @@
+"""The published values are recorded consistently (Tables 3/4 repeat Tables 1/2)."""
+
+import pytest
+
+from bai_lib import published
+
+
+def test_extended_tables_repeat_main_tables():
+    for main, ext in [(1, 3), (2, 4)]:
+        assert set(published.TABLES[main]) == set(published.TABLES[ext])
+        for alg, r in published.TABLES[main].items():
+            e = published.TABLES[ext][alg]
+            assert (r.avg, r.max, r.error) == (e.avg, e.max, e.error)
+            assert r.comp is None and e.comp is not None and e.comp > 0
+
+
+def test_rows_are_sane():
+    for t in published.TABLES.values():
+        for r in t.values():
+            assert 0 <= r.error < 0.1
+            assert r.max >= r.avg > 0
+
+
+def test_experiment_settings_name_their_tables():
+    for exp in published.EXPERIMENTS.values():
+        for t in exp["tables"]:
+            assert set(published.TABLES[t]) == set(exp["algorithms"])
+
+
+def test_row_validation():
+    assert published.row(1, "ttts").max == 1.09e8
+    with pytest.raises(ValueError, match="table"):
+        published.row(7, "ttts")
+    with pytest.raises(ValueError, match="algorithm"):
+        published.row(2, "ttts")
