@@ -1,0 +1,48 @@
+"""Conf(i,t) of Section 5 and the indifference round of Algorithm 1."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bai_lib import GaussianPrior, delta0
+from bai_lib.confidence import conf_width, indifference_round, stopping_time_cap
+
+
+def test_conf_width_formula():
+    n, s, d, k = 50, 1.7, 0.05, 3
+    expected = math.sqrt(2 * s**2 * math.log(6 * n**2 / ((d**2 / (2 * k)) * math.pi**2)) / n)
+    assert conf_width(n, s, d, k) == pytest.approx(expected, rel=1e-14)
+    arr = conf_width(np.array([1, 10, 100]), 1.0, 0.1, 2)
+    assert arr.shape == (3,) and np.all(np.diff(arr) < 0)
+
+
+@pytest.mark.parametrize("k,delta,factor", [(2, 0.1, 4.0), (10, 0.01, 1.0), (10, 0.01, 4.0), (3, 0.3, 2.0)])
+def test_indifference_round_is_first_round(k, delta, factor):
+    d0 = delta0(GaussianPrior.standard(k), delta, factor)
+    n = indifference_round(delta, d0, k)
+    assert 2 * conf_width(n, 1.0, delta, k) <= d0
+    assert 2 * conf_width(n - 1, 1.0, delta, k) > d0
+    assert stopping_time_cap(delta, d0, k) == k * n
+
+
+def test_caps_match_the_published_maxima():
+    """The published maxima of Tables 1 and 2 (NoElim) equal the analytic caps."""
+    H2, H10 = GaussianPrior.standard(2), GaussianPrior.standard(10)
+    cap1 = stopping_time_cap(0.1, delta0(H2, 0.1), 2)
+    assert f"{cap1:.2e}" == "2.35e+05"  # Table 1, Alg. 1, Max
+    cap2 = stopping_time_cap(0.01, delta0(H10, 0.01, factor=1.0), 10)
+    assert f"{cap2:.2e}" == "8.25e+07"  # Table 2, NoElim, Max, under Delta0 = delta / L
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="delta"):
+        conf_width(3, 1.0, 1.0, 2)
+    with pytest.raises(ValueError, match="k"):
+        conf_width(3, 1.0, 0.1, 1)
+    with pytest.raises(ValueError, match="sigma"):
+        conf_width(3, 0.0, 0.1, 2)
+    with pytest.raises(ValueError, match="n must"):
+        conf_width(0, 1.0, 0.1, 2)
+    with pytest.raises(ValueError, match="delta0"):
+        indifference_round(0.1, 0.0, 2)
