@@ -1,0 +1,36 @@
+"""The traced Algorithm 1 reproduces the compiled kernel run for run."""
+
+import numpy as np
+import pytest
+
+from bai_lib import _rng
+from bai_lib.kernels import STOP_REASON_NAMES, elimination_run
+from bai_lib.trace import trace_elimination
+
+
+@pytest.mark.parametrize("run", range(12))
+def test_trace_matches_kernel(run):
+    rng = np.random.default_rng(run)
+    k = 2 + run % 3
+    mu = rng.normal(size=k)
+    sigma = np.ones(k) * (0.5 + run % 2)
+    delta, delta0 = 0.1, 0.05
+    state = _rng.seed_state(77, run, 1)
+    tr = trace_elimination(mu, sigma, delta, delta0, state)
+    tau, rec, censored, reason = elimination_run(state.copy(), mu, sigma, delta, delta0,
+                                                 np.int64(10**9), False, False)
+    assert (tr.tau, tr.recommendation, tr.stop_reason) == (int(tau), int(rec), STOP_REASON_NAMES[reason])
+    assert not censored
+    # bookkeeping invariants of the trace
+    assert tr.t[-1] == tr.tau
+    assert np.all(np.diff(tr.active.sum(axis=1)) <= 0)
+    assert np.all(tr.ucb[~np.isnan(tr.ucb)] > tr.lcb[~np.isnan(tr.lcb)])
+
+
+def test_trace_refuses_long_runs_and_bad_input():
+    with pytest.raises(ValueError, match="max_rounds"):
+        trace_elimination([0.0, 0.0], 1.0, 0.1, 1e-6, _rng.seed_state(1, 0, 1), max_rounds=100)
+    with pytest.raises(ValueError, match="delta0"):
+        trace_elimination([0.0, 1.0], 1.0, 0.1, -1.0, _rng.seed_state(1, 0, 1))
+    with pytest.raises(ValueError, match="delta"):
+        trace_elimination([0.0, 1.0], 1.0, 1.5, 0.1, _rng.seed_state(1, 0, 1))
