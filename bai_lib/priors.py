@@ -18,6 +18,7 @@ from typing import Union
 
 import numpy as np
 from scipy import integrate
+from scipy.special import ndtr
 from scipy.stats import norm
 
 __all__ = ["GaussianPrior", "delta0", "volume_ratio_mc"]
@@ -25,6 +26,15 @@ __all__ = ["GaussianPrior", "delta0", "volume_ratio_mc"]
 ArrayLike = Union[float, np.ndarray, list, tuple]
 
 _QUAD_OPTS = dict(epsabs=0.0, epsrel=1e-11, limit=400)
+
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _pdf(x: float, mean: float, std: float) -> float:
+    """Normal density (scalar, fast path for the quadrature integrands)."""
+    z = (x - mean) / std
+    return _INV_SQRT_2PI * math.exp(-0.5 * z * z) / std
 
 
 def _as_vector(values: ArrayLike, name: str) -> np.ndarray:
@@ -133,13 +143,12 @@ class GaussianPrior:
             out = np.zeros((k, k))
             for i in range(k):
                 for j in range(i + 1, k):
-                    others = [t for t in range(k) if t not in (i, j)]
+                    others = np.array([t for t in range(k) if t not in (i, j)], dtype=int)
+                    mo, so = m[others], s[others]
 
-                    def integrand(x, i=i, j=j, others=others):
-                        val = norm.pdf(x, m[i], s[i]) * norm.pdf(x, m[j], s[j])
-                        for t in others:
-                            val *= norm.cdf(x, m[t], s[t])
-                        return val
+                    def integrand(x, i=i, j=j, mo=mo, so=so):
+                        val = _pdf(x, m[i], s[i]) * _pdf(x, m[j], s[j])
+                        return val * float(np.prod(ndtr((x - mo) / so))) if mo.size else val
 
                     out[i, j] = out[j, i] = self._quad(integrand)
             out.setflags(write=False)
@@ -181,15 +190,13 @@ class GaussianPrior:
             return float(norm.cdf((d - loc) / scale) - norm.cdf((-d - loc) / scale))
         total = 0.0
         for i in range(self.k):
-            others = [t for t in range(self.k) if t != i]
+            others = np.array([t for t in range(self.k) if t != i], dtype=int)
+            mo, so = m[others], s[others]
 
-            def integrand(x, i=i, others=others):
-                hi = 1.0
-                lo = 1.0
-                for t in others:
-                    hi *= norm.cdf(x, m[t], s[t])
-                    lo *= norm.cdf(x - d, m[t], s[t])
-                return norm.pdf(x, m[i], s[i]) * (hi - lo)
+            def integrand(x, i=i, mo=mo, so=so):
+                upper = np.prod(ndtr((x - mo) / so))
+                lower = np.prod(ndtr((x - d - mo) / so))
+                return _pdf(x, m[i], s[i]) * float(upper - lower)
 
             total += self._quad(integrand)
         return float(min(max(total, 0.0), 1.0))
