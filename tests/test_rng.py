@@ -171,3 +171,13 @@ def test_prior_means_rows_match_streams():
         np.testing.assert_array_equal(out[r], means + stds * z)
     again = _rng.prior_means(means, stds, 11, 6)
     np.testing.assert_array_equal(again[:4], out)
+
+
+def test_fill_normal_equals_successive_std_normal():
+    s1 = _rng.seed_state(3, 1, 1)
+    s2 = s1.copy()
+    a = np.empty(20000)
+    _rng.fill_normal(s1, a)
+    b = np.array([_rng.std_normal(s2) for _ in range(a.size)])
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(s1, s2)

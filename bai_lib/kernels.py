@@ -1,0 +1,596 @@
+"""Compiled single-run simulators (numba).
+
+Each function in this module simulates **one** run of a best arm
+identification algorithm on a fixed Gaussian bandit instance
+``mu`` (arm means) with known noise standard deviations ``sigma``: arm ``i``
+returns ``mu[i] + sigma[i] * Z`` with ``Z ~ N(0, 1)`` (paper, Section 2).
+All randomness (rewards and the algorithm's own coin flips) comes from the
+xoshiro256++ state ``state`` (see :mod:`bai_lib._rng`), which is advanced in
+place.  Every kernel returns a tuple
+
+``(tau, recommendation, censored, stop_reason)``
+
+with ``tau`` the total number of samples (int64), ``recommendation`` the
+0-based index of the recommended arm, ``censored`` a bool, and
+``stop_reason`` one of :data:`STOP_SINGLE_ARM`, :data:`STOP_INDIFFERENCE`,
+:data:`STOP_GLR`, :data:`STOP_CENSORED`.
+
+``max_samples`` bounds the work of a run: when the next sampling step would
+make the number of samples exceed ``max_samples`` the run stops with
+``censored=True`` and ``stop_reason=STOP_CENSORED``, ``tau <= max_samples``,
+and recommends the empirical best arm (among the active arms for the
+elimination algorithms).  No kernel can loop forever.
+
+The kernels avoid the transcendental functions of the stopping and
+confidence thresholds at most steps by checking first against a cheap bound
+that can only err on the side of "maybe"; the exact threshold is evaluated
+whenever the bound does not settle the question, so the decisions are those
+of the direct implementation.  See each docstring for the bound used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._rng import fill_normal, next_u64, std_normal, uniform
+
+__all__ = [
+    "STOP_SINGLE_ARM",
+    "STOP_INDIFFERENCE",
+    "STOP_GLR",
+    "STOP_CENSORED",
+    "STOP_REASON_NAMES",
+    "TTUCB_ALPHA",
+    "TTUCB_S",
+    "TTUCB_UCB_COEF",
+    "TTTS_MAX_RESAMPLE",
+    "conf_factor",
+    "elimination_run",
+    "ttts_run",
+    "ttucb_run",
+    "ttucb_threshold",
+]
+
+#: Stopped because a single active arm remained (Algorithm 1, first return).
+STOP_SINGLE_ARM = 0
+#: Stopped by the indifference rule ``Delta_safe <= Delta_0`` (second return).
+STOP_INDIFFERENCE = 1
+#: Stopped by a GLR / Chernoff-type test (TTTS, TTUCB).
+STOP_GLR = 2
+#: Stopped because ``max_samples`` would have been exceeded.
+STOP_CENSORED = 3
+#: Names of the stop reason codes, indexed by code.
+STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored")
+
+#: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``
+#: (Jourdan & Degenne, 2022); ``alpha`` and ``s`` below.
+TTUCB_ALPHA = 1.2
+TTUCB_S = 1.2
+#: Coefficient ``2 * alpha * (1 + s)`` of ``log t`` in the TTUCB bonus.
+TTUCB_UCB_COEF = 2.0 * TTUCB_ALPHA * (1.0 + TTUCB_S)
+#: Number of posterior re-draws TTTS tries for a challenger (``k > 2``).
+TTTS_MAX_RESAMPLE = 100
+
+_NEG_INF = -np.inf
+#: Rewards use standard normals taken from a buffer refilled with
+#: :func:`bai_lib._rng.fill_normal` (which keeps the generator state in
+#: registers); unused entries are dropped when a step needs more than remain.
+_NBUF = 512
+
+
+# ---------------------------------------------------------------------------
+# Algorithm 1 and NoElim
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def conf_factor(n, log_const):
+    """Width factor ``c(n)`` with ``Conf(i, t) = sigma_i * c(N_i(t))``.
+
+    ``c(n) = sqrt(2 * log(log_const * n**2) / n)`` where
+    ``log_const = 12 K / (delta**2 * pi**2)``, i.e. the confidence width of
+    Section 5, ``Conf = sqrt(2 sigma^2 log(6 N^2 / ((delta^2 / (2K)) pi^2)) / N)``.
+    ``n`` is a float.
+    """
+    return math.sqrt(2.0 * math.log(log_const * n * n) / n)
+
+
+@njit(cache=True, nogil=True)
+def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, check_every_round):
+    """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
+
+    Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
+    active arm (every arm if ``pull_all``) is sampled once, so all active
+    arms have ``N_i = n``.  Then, with the empirical **mean**
+    ``mu_hat_i = S_i / n`` (the paper prints a sum; the mean is meant) and
+    ``Conf(i) = sigma_i * c(n)`` (:func:`conf_factor`),
+
+    * ``UCB(i) = mu_hat_i + Conf(i)``, ``LCB(i) = mu_hat_i - Conf(i)``
+      (equation (UCB LCB bound));
+    * every active ``i`` with ``UCB(i) <= max_{j active} LCB(j)`` is
+      eliminated (the arm attaining the max LCB is never eliminated, so the
+      order of the loop is immaterial);
+    * if one arm is left the run stops and recommends it
+      (:data:`STOP_SINGLE_ARM`);
+    * otherwise ``Delta_safe = max_A UCB - max_A LCB`` and the run stops if
+      ``Delta_safe <= delta0``, recommending an active arm chosen uniformly
+      at random (:data:`STOP_INDIFFERENCE`).
+
+    With ``pull_all=True`` this is NoElim (Appendix, Algorithm NoElim): every
+    arm is sampled in every round (``tau`` grows by ``k`` per round) while
+    the active set is still shrunk by the same rule and used for stopping and
+    for the recommendation.
+
+    Parameters
+    ----------
+    state : uint64[4]
+        Generator state, advanced in place.
+    mu, sigma : float64[k]
+        Arm means and noise standard deviations.
+    delta : float
+        Confidence level ``delta`` (enters ``Conf``).
+    delta0 : float
+        Indifference level ``Delta_0``.
+    max_samples : int
+        Censoring bound on the number of samples.
+    pull_all : bool
+        ``False`` for Algorithm 1, ``True`` for NoElim.
+    check_every_round : bool
+        Evaluate ``c(n)`` exactly in every round (reference mode, used in
+        tests).  With ``False`` the kernel first checks with
+        ``c_lo = c(n_end)`` where ``n_end`` is the last round of the current
+        block of rounds: ``c`` is decreasing in ``n`` (for ``n >= 2`` and any
+        ``delta < 1``), and both the elimination condition and the stopping
+        condition are monotone in ``c`` (``UCB - max LCB`` and
+        ``Delta_safe`` increase with ``c``), so if neither can trigger with
+        ``c_lo <= c(n)`` neither triggers with ``c(n)``.  Otherwise ``c(n)``
+        is computed and the round is evaluated exactly.  Both modes make the
+        same decisions and consume the same random numbers.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    k = mu.size
+    log_const = 12.0 * k / (delta * delta * math.pi * math.pi)
+    S = np.zeros(k)
+    means = np.zeros(k)
+    act = np.arange(k)
+    n_act = k
+    buf = np.empty(max(_NBUF, k))
+    pos = buf.size
+    t = np.int64(0)
+    n = 0
+    block_end = 0
+    c_lo = 0.0
+    while True:
+        pulls = k if pull_all else n_act
+        if t + pulls > max_samples:
+            best = act[0]
+            if n > 0:
+                for j in range(1, n_act):
+                    if S[act[j]] > S[best]:
+                        best = act[j]
+            return t, np.int64(best), True, STOP_CENSORED
+        if pos + pulls > buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        if pull_all:
+            for i in range(k):
+                S[i] += mu[i] + sigma[i] * buf[pos + i]
+        else:
+            for j in range(n_act):
+                i = act[j]
+                S[i] += mu[i] + sigma[i] * buf[pos + j]
+        pos += pulls
+        t += pulls
+        n += 1
+        inv_n = 1.0 / n
+        if not check_every_round and n >= 4:
+            if n > block_end:
+                block_end = n + max(8, n >> 5)
+                c_lo = conf_factor(float(block_end), log_const) * (1.0 - 1e-12)
+            max_l = _NEG_INF
+            max_u = _NEG_INF
+            for j in range(n_act):
+                i = act[j]
+                m = S[i] * inv_n
+                means[i] = m
+                w = sigma[i] * c_lo
+                max_l = max(max_l, m - w)
+                max_u = max(max_u, m + w)
+            if max_u - max_l > delta0:
+                maybe = False
+                for j in range(n_act):
+                    i = act[j]
+                    if means[i] + sigma[i] * c_lo <= max_l:
+                        maybe = True
+                        break
+                if not maybe:
+                    continue
+        # Exact evaluation of the round.
+        c = conf_factor(float(n), log_const)
+        max_l = _NEG_INF
+        for j in range(n_act):
+            i = act[j]
+            m = S[i] * inv_n
+            means[i] = m
+            lcb = m - sigma[i] * c
+            if lcb > max_l:
+                max_l = lcb
+        kept = 0
+        for j in range(n_act):
+            i = act[j]
+            if means[i] + sigma[i] * c > max_l:
+                act[kept] = i
+                kept += 1
+        n_act = kept
+        if n_act == 1:
+            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
+        max_u = _NEG_INF
+        for j in range(n_act):
+            i = act[j]
+            ucb = means[i] + sigma[i] * c
+            if ucb > max_u:
+                max_u = ucb
+        if max_u - max_l <= delta0:
+            pick = np.intp(uniform(state) * n_act)
+            if pick >= n_act:
+                pick = n_act - 1
+            return t, np.int64(act[pick]), False, STOP_INDIFFERENCE
+
+
+# ---------------------------------------------------------------------------
+# Top-Two Thompson Sampling
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _argmax(x):
+    best = 0
+    for i in range(1, x.size):
+        if x[i] > x[best]:
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _posterior_draw_argmax(state, pmean, psd):
+    best = 0
+    best_val = _NEG_INF
+    for i in range(pmean.size):
+        v = pmean[i] + psd[i] * std_normal(state)
+        if v > best_val:
+            best_val = v
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
+    """One run of Top-Two Thompson Sampling (Russo, 2016) with ``beta = 1/2``.
+
+    Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
+    ``i`` under the prior ``N(m_i, xi_i^2)`` and known noise ``sigma_i`` is
+    Gaussian with precision ``1/xi_i^2 + N_i/sigma_i^2`` and mean
+    ``(m_i/xi_i^2 + S_i/sigma_i^2) / precision``.  Each arm is sampled once
+    first.  Then at every step ``theta`` is drawn from the posterior, the
+    leader is ``argmax theta``; with probability 1/2 the leader is sampled,
+    otherwise a challenger: ``theta`` is re-drawn until its argmax differs
+    from the leader.
+
+    * ``k = 2``: the challenger is the other arm, so the sampled arm is
+      ``leader XOR coin`` with an independent fair coin; whatever the law of
+      the leader, this arm is uniform on ``{0, 1}`` and independent of the
+      past.  The kernel therefore samples a uniformly random arm, which is
+      the same algorithm in distribution without drawing ``theta``.
+    * ``k > 2``: at most :data:`TTTS_MAX_RESAMPLE` re-draws are tried; if
+      none gives a different argmax (the leader's posterior probability of
+      being best is then above ``1 - 1/100`` or so) the challenger is the arm
+      most likely to beat the leader under the posterior,
+      ``argmin_{j != B} (m_B - m_j) / sqrt(s_B^2 + s_j^2)`` (posterior means
+      ``m``, standard deviations ``s``).  Plain re-drawing would need on the
+      order of ``t / delta`` draws per step near the stopping time.
+
+    Stopping rule (paper, Appendix "Experimental details"): Chernoff's GLR
+    rule with threshold ``beta(t, delta) = log(C t^alpha / delta)`` with
+    ``C = 1`` and ``alpha = 1``: stop at the first ``t`` (total number of
+    samples, ``t >= k``) with
+    ``max_a min_{b != a} Z_ab(t) >= log(t / delta)``, where for Gaussians
+    ``Z_ab = (mu_hat_a - mu_hat_b)^2 / (2 (sigma_a^2/N_a + sigma_b^2/N_b))``
+    if ``mu_hat_a > mu_hat_b`` and 0 otherwise; the maximum over ``a`` is
+    attained at the empirical best arm, which is recommended.
+    ``log(t / delta)`` is increasing in ``t``, so the kernel compares with
+    ``log(t_0 / delta)`` for the last refresh time ``t_0 <= t`` and computes
+    the exact logarithm only when that lower bound is reached.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    k = mu.size
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    sig2 = sigma * sigma
+    prior_prec = 1.0 / (prior_std * prior_std)
+    prior_num = prior_mean * prior_prec
+    pmean = np.empty(k)
+    psd = np.empty(k)
+    buf = np.empty(max(_NBUF, k))
+    fill_normal(state, buf)
+    pos = k
+    for i in range(k):
+        x = mu[i] + sigma[i] * buf[i]
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = sig2[i]
+        prec = prior_prec[i] + 1.0 / sig2[i]
+        pmean[i] = (prior_num[i] + x / sig2[i]) / prec
+        psd[i] = 1.0 / math.sqrt(prec)
+    inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
+    t = np.int64(k)
+    t_next = t
+    thr_lo = 0.0
+    bits = np.uint64(0)
+    nbits = 0
+    one = np.uint64(1)
+    while True:
+        if t >= t_next:
+            thr_lo = math.log(t / delta) - 1e-9
+            t_next = t + max(64, t >> 6)
+        if k == 2:
+            best = 0 if mh[0] >= mh[1] else 1
+            d = mh[0] - mh[1]
+            stop = d * d >= 2.0 * thr_lo * (v[0] + v[1])
+        else:
+            best = _argmax(mh)
+            stop = True
+            for b in range(k):
+                if b != best:
+                    d = mh[best] - mh[b]
+                    if d * d < 2.0 * thr_lo * (v[best] + v[b]):
+                        stop = False
+                        break
+        if stop:
+            thr = math.log(t / delta)
+            for b in range(k):
+                if b != best:
+                    d = mh[best] - mh[b]
+                    if d * d < 2.0 * thr * (v[best] + v[b]):
+                        stop = False
+                        break
+            if stop:
+                return t, np.int64(best), False, STOP_GLR
+        if t + 1 > max_samples:
+            return t, np.int64(best), True, STOP_CENSORED
+        if nbits == 0:
+            bits = next_u64(state)
+            nbits = 64
+        coin = (bits & one) != 0
+        bits >>= one
+        nbits -= 1
+        if k == 2:
+            arm = 1 if coin else 0
+        else:
+            leader = _posterior_draw_argmax(state, pmean, psd)
+            if coin:
+                arm = leader
+            else:
+                arm = leader
+                for _ in range(TTTS_MAX_RESAMPLE):
+                    c = _posterior_draw_argmax(state, pmean, psd)
+                    if c != leader:
+                        arm = c
+                        break
+                if arm == leader:
+                    best_score = np.inf
+                    for j in range(k):
+                        if j != leader:
+                            score = (pmean[leader] - pmean[j]) / math.sqrt(
+                                psd[leader] * psd[leader] + psd[j] * psd[j]
+                            )
+                            if score < best_score:
+                                best_score = score
+                                arm = j
+        if pos == buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        x = mu[arm] + sigma[arm] * buf[pos]
+        pos += 1
+        S[arm] += x
+        N[arm] += 1
+        inv = inv_next[arm]
+        mh[arm] = S[arm] * inv
+        v[arm] = sig2[arm] * inv
+        inv_next[arm] = 1.0 / (N[arm] + 1)
+        if k > 2:
+            prec = prior_prec[arm] + N[arm] / sig2[arm]
+            pmean[arm] = (prior_num[arm] + S[arm] / sig2[arm]) / prec
+            psd[arm] = 1.0 / math.sqrt(prec)
+        t += 1
+
+
+# ---------------------------------------------------------------------------
+# Top-Two UCB
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def ttucb_threshold(t, two_cg):
+    """``c(t, delta) = 2 C_G(log((k-1)/delta) / 2) + 4 log(4 + log(t/2))``.
+
+    ``two_cg`` is the first term, computed once in Python.
+    """
+    return two_cg + 4.0 * math.log(4.0 + math.log(t / 2.0))
+
+
+@njit(cache=True, nogil=True)
+def _ucb_leader(mh, b, s):
+    best = 0
+    best_val = _NEG_INF
+    for i in range(mh.size):
+        val = mh[i] + s * b[i]
+        if val > best_val:
+            best_val = val
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
+    """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
+    a UCB-based top two algorithm").
+
+    Sampling rule, after one sample of each arm, at time ``t`` (total
+    number of samples so far):
+
+    * leader ``B = argmax_i mu_hat_i + sqrt(ucb_coef * sigma_i^2 * log(t) / N_i)``
+      (UCB leader with exploration function ``g_u(t) = ucb_coef * log t``;
+      :data:`TTUCB_UCB_COEF` ``= 2 alpha (1 + s)``);
+    * challenger ``C = argmin_{j != B} (mu_hat_B - mu_hat_j)_+ /
+      sqrt(sigma_B^2/N_B + sigma_j^2/N_j)`` (transportation cost, "TC");
+    * tracking with ``beta``: ``L_B`` counts the steps at which ``B`` was
+      the leader (including this one) and ``N^B_j`` the samples of ``j``
+      taken while ``B`` was the leader; sample ``B`` if
+      ``N^B_B <= beta * L_B``, else ``C``.  (``K`` independent tracking
+      procedures, one per leader.)
+
+    The bonus ``s * b_i`` with ``s = sqrt(ucb_coef log t)`` and
+    ``b_i = sqrt(sigma_i^2 / N_i)`` is linear in ``s``, so if the argmax is
+    the same at the two ends ``s_lo, s_hi`` of a block of times it is the
+    same for every ``t`` in the block and no logarithm is needed.
+
+    Stopping rule (paper, Appendix "Experimental details"): stop at the first
+    ``t`` with ``min_{i != i_hat} (mu_hat_{i_hat} - mu_hat_i) /
+    sqrt(sigma_{i_hat}^2/N_{i_hat} + sigma_i^2/N_i) >= sqrt(c(t, delta))``
+    (:func:`ttucb_threshold`, with ``c`` replaced by ``max(c, 0)``), and
+    recommend the empirical best ``i_hat``.  ``c(t, delta)`` is increasing in
+    ``t``; it is checked first against its value at the last refresh time.
+
+    Parameters
+    ----------
+    two_cg : float
+        ``2 * C_G(log((k-1)/delta) / 2)``.
+    ucb_coef : float
+        Coefficient of ``log t`` in the squared UCB bonus (``sigma_i^2 = 1``).
+    beta : float
+        Tracking proportion (1/2 in the paper's experiments).
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    k = mu.size
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    b = np.empty(k)
+    sig2 = sigma * sigma
+    buf = np.empty(max(_NBUF, k))
+    fill_normal(state, buf)
+    pos = k
+    for i in range(k):
+        x = mu[i] + sigma[i] * buf[i]
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = sig2[i]
+        b[i] = sigma[i]
+    # 1/(N_i + 1) and the matching bonus scale, prepared one pull ahead so
+    # that the division and square root are off the critical path.
+    inv_next = np.empty(k)
+    b_next = np.empty(k)
+    for i in range(k):
+        inv_next[i] = 0.5
+        b_next[i] = math.sqrt(sig2[i] * 0.5)
+    lead_count = np.zeros(k, dtype=np.int64)
+    lead_pulls = np.zeros((k, k), dtype=np.int64)
+    t = np.int64(k)
+    t_next = t
+    c_lo = 0.0
+    s_lo = 0.0
+    s_hi = 0.0
+    while True:
+        if t >= t_next:
+            t_next = t + max(64, t >> 6)
+            c_lo = ttucb_threshold(float(t), two_cg) - 1e-9
+            if c_lo < 0.0:
+                c_lo = 0.0
+            s_lo = math.sqrt(ucb_coef * math.log(float(t)))
+            s_hi = math.sqrt(ucb_coef * math.log(float(t_next)))
+        if k == 2:
+            best = 0 if mh[0] >= mh[1] else 1
+            d = mh[0] - mh[1]
+            stop = d * d >= c_lo * (v[0] + v[1])
+        else:
+            best = _argmax(mh)
+            stop = True
+            for i in range(k):
+                if i != best:
+                    d = mh[best] - mh[i]
+                    if d * d < c_lo * (v[best] + v[i]):
+                        stop = False
+                        break
+        if stop:
+            c = ttucb_threshold(float(t), two_cg)
+            if c < 0.0:
+                c = 0.0
+            for i in range(k):
+                if i != best:
+                    d = mh[best] - mh[i]
+                    if d * d < c * (v[best] + v[i]):
+                        stop = False
+                        break
+            if stop:
+                return t, np.int64(best), False, STOP_GLR
+        if t + 1 > max_samples:
+            return t, np.int64(best), True, STOP_CENSORED
+        if k == 2:
+            d = mh[1] - mh[0]
+            e = b[0] - b[1]
+            lead = 1 if d > s_lo * e else 0
+            if (1 if d > s_hi * e else 0) != lead:
+                lead = 1 if d > math.sqrt(ucb_coef * math.log(float(t))) * e else 0
+            chal = 1 - lead
+        else:
+            lead = _ucb_leader(mh, b, s_lo)
+            if _ucb_leader(mh, b, s_hi) != lead:
+                lead = _ucb_leader(mh, b, math.sqrt(ucb_coef * math.log(float(t))))
+            chal = -1
+            best_cost = np.inf
+            for j in range(k):
+                if j != lead:
+                    d = mh[lead] - mh[j]
+                    if d < 0.0:
+                        d = 0.0
+                    cost = d * d / (v[lead] + v[j])
+                    if cost < best_cost:
+                        best_cost = cost
+                        chal = j
+        lead_count[lead] += 1
+        if lead_pulls[lead, lead] <= beta * lead_count[lead]:
+            arm = lead
+        else:
+            arm = chal
+        lead_pulls[lead, arm] += 1
+        if pos == buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        x = mu[arm] + sigma[arm] * buf[pos]
+        pos += 1
+        S[arm] += x
+        N[arm] += 1
+        inv = inv_next[arm]
+        mh[arm] = S[arm] * inv
+        v[arm] = sig2[arm] * inv
+        b[arm] = b_next[arm]
+        inv_next[arm] = 1.0 / (N[arm] + 1)
+        b_next[arm] = math.sqrt(sig2[arm] * inv_next[arm])
+        t += 1
