@@ -41,6 +41,7 @@ from scipy.stats import norm
 from .priors import GaussianPrior
 
 __all__ = [
+    "opt2_budget_for_poe",
     "bernoulli_kl",
     "frequentist_lower_bound",
     "truncated_bayes_lower_bound",
@@ -925,6 +926,39 @@ def opt2_frontier(prior: GaussianPrior, budgets: ArrayLike, sigma: float = 1.0) 
         min_expected_poe=np.array([z.min_expected_poe for z in sols]),
         lam=np.array([z.lam for z in sols]),
     )
+
+
+def opt2_budget_for_poe(prior: GaussianPrior, target: float, sigma: float = 1.0) -> float:
+    """Smallest expected budget :math:`N` at which the (Opt2) optimum reaches ``target``.
+
+    Inverts :func:`opt2_frontier`: solves :math:`V(N) = \\text{target}` by Brent's method on
+    :math:`\\log N` (``V`` is continuous and decreasing in ``N``).
+
+    Parameters
+    ----------
+    prior : GaussianPrior
+        Two-armed prior.
+    target : float
+        Value of the (Opt2) objective, strictly between 0 and ``V(0) = 1``.
+    sigma : float, default 1.0
+    """
+    t = float(target)
+    if not (math.isfinite(t) and 0.0 < t < 1.0):
+        raise ValueError(f"target must lie in (0, 1), got {target!r}")
+
+    def f(log_n: float) -> float:
+        return math.log(solve_opt2(prior, math.exp(log_n), sigma).min_expected_poe / t)
+
+    lo, hi = math.log(1e-6), math.log(1e3)
+    while f(hi) > 0:
+        hi += math.log(1e3)
+        if hi > math.log(1e15):
+            raise ValueError(f"target={target!r} needs a budget above 1e15")
+    while f(lo) < 0:
+        lo -= math.log(1e3)
+        if lo < math.log(1e-15):
+            raise ValueError(f"target={target!r} is reached by a budget below 1e-15")
+    return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-12)))
 
 
 def uniform_allocation_poe(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> float:

@@ -403,3 +403,15 @@ def test_other_validation():
         B.bernoulli_kl(1.2, 0.5)
     with pytest.raises(ValueError, match="b must"):
         B.bernoulli_kl(0.2, -0.5)
+
+
+def test_opt2_budget_for_poe_inverts_the_frontier():
+    from bai_lib import GaussianPrior, bounds
+
+    H = GaussianPrior.standard(2)
+    for target in (0.5, 0.1, 1e-3):
+        N = bounds.opt2_budget_for_poe(H, target)
+        assert bounds.solve_opt2(H, N).min_expected_poe == pytest.approx(target, rel=1e-8)
+        assert bounds.solve_opt2(H, 0.99 * N).min_expected_poe > target
+    with pytest.raises(ValueError, match="target"):
+        bounds.opt2_budget_for_poe(H, 1.0)
