@@ -97,8 +97,9 @@ def mean_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float]:
 def comparison_rows(results: Mapping, table: int) -> list[dict]:
     """One row per algorithm: our summary next to the published row of ``table``.
 
-    Columns: ``algorithm``, ``avg``, ``avg_ci_low``, ``avg_ci_high`` (normal approximation;
-    meaningless for heavy-tailed stopping times, kept for completeness), ``max``, ``median``,
+    Columns: ``algorithm``, ``avg``, ``avg_ci_low``, ``avg_ci_high`` (normal approximation, given
+    only for Algorithm 1 and NoElim, whose stopping times are bounded; ``nan`` for TTTS and
+    TTUCB, whose expected stopping time is infinite by Theorem 1), ``max``, ``median``,
     ``q90``, ``q99``, ``error``, ``error_ci_low``, ``error_ci_high``, ``n_censored``, and the
     published ``paper_avg``, ``paper_max``, ``paper_error`` (and ``paper_comp`` for Tables 3-4).
     """
@@ -107,7 +108,8 @@ def comparison_rows(results: Mapping, table: int) -> list[dict]:
         s = res.summary()
         s = s.as_dict() if hasattr(s, "as_dict") else dict(s)
         pub = published.row(table, alg)
-        lo, hi = mean_ci(res.stopping_times)
+        bounded = alg in ("elimination", "noelim")
+        lo, hi = mean_ci(res.stopping_times) if bounded else (math.nan, math.nan)
         elo, ehi = s["error_ci"]
         row = {
             "algorithm": alg,
