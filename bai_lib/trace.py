@@ -1,12 +1,14 @@
 """A round-by-round record of one run of Algorithm 1, for figures and teaching.
 
 Orchestration layer. :func:`trace_elimination` re-implements Algorithm 1 (Section 5) in plain
-Python, keeping every round's confidence bounds, active set and safe gap. It draws from the
-same generator (:mod:`bai_lib._rng`) in the same order as the compiled kernel
-:func:`bai_lib.kernels.elimination_run` (one reward per active arm per round, in index order of
-the active arms, then one uniform for an indifference recommendation). Given the same state it
-therefore reproduces the kernel's run exactly, which the tests check; it is slow (one Python
-call per reward) and meant for runs of up to about :math:`10^5` rounds.
+Python, keeping every round's confidence bounds, active set and safe gap. It consumes the
+generator (:mod:`bai_lib._rng`) exactly as the compiled kernel
+:func:`bai_lib.kernels.elimination_run` does: standard normals are taken from a buffer refilled
+with :func:`bai_lib._rng.fill_normal` whenever the next round's rewards would not fit (one
+reward per active arm per round, in the order of the active arms), and an indifference
+recommendation uses one uniform drawn after the last refill. Given the same state it therefore
+reproduces the kernel's run exactly, which the tests check. It is meant for runs of up to about
+:math:`10^5` rounds.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from . import _rng
 from .confidence import conf_width
+from .kernels import _NBUF
 
 __all__ = ["EliminationTrace", "trace_elimination"]
 
@@ -108,6 +111,8 @@ def trace_elimination(
         raise ValueError("state must be a uint64 array of shape (4,)")
 
     S = np.zeros(k)
+    buf = np.empty(max(_NBUF, k))
+    pos = buf.size
     act = list(range(k))
     t = 0
     rec = {key: [] for key in ("t", "mean", "ucb", "lcb", "active", "dsafe")}
@@ -116,8 +121,12 @@ def trace_elimination(
     while True:
         if n >= max_rounds:
             raise ValueError(f"max_rounds={max_rounds} reached; trace a shorter run")
-        for i in act:
-            S[i] += mu[i] + sigma[i] * _rng.std_normal(st)
+        if pos + len(act) > buf.size:
+            _rng.fill_normal(st, buf)
+            pos = 0
+        for j, i in enumerate(act):
+            S[i] += mu[i] + sigma[i] * buf[pos + j]
+        pos += len(act)
         t += len(act)
         n += 1
         c = conf_width(n, 1.0, delta, k)
