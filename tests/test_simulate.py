@@ -1,0 +1,373 @@
+"""Tests of :func:`bai_lib.simulate.simulate` and :class:`SimulationResult`."""
+
+import hashlib
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bai_lib import _rng
+from bai_lib.priors import GaussianPrior, delta0
+from bai_lib.simulate import ALGORITHMS, SimulationResult, simulate, ttucb_cg
+
+REPO = Path(__file__).resolve().parents[1]
+H2 = GaussianPrior.standard(2)
+H3 = GaussianPrior([0.0, 0.5, -0.3], [1.0, 0.8, 1.2])
+
+ARRAYS = ("stopping_times", "recommendations", "best_arms", "correct", "means", "censored",
+          "stop_reasons")
+
+
+@pytest.fixture(autouse=True)
+def _no_progress(monkeypatch):
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "0")
+
+
+def assert_same(a, b):
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.delta0 == b.delta0
+
+
+# ---------------------------------------------------------------------------
+# Basic structure
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_result_structure(algorithm):
+    res = simulate(algorithm, H3, [1.0, 0.5, 2.0], 0.2, 40, 7, max_samples=10**6)
+    assert isinstance(res, SimulationResult)
+    n = 40
+    assert res.n_runs == n and res.k == 3
+    assert res.stopping_times.dtype == np.int64 and res.stopping_times.shape == (n,)
+    assert res.recommendations.dtype == np.int64
+    assert res.best_arms.dtype == np.int64
+    assert res.correct.dtype == bool and res.censored.dtype == bool
+    assert res.means.shape == (n, 3)
+    assert res.seconds.dtype == np.float64 and np.all(res.seconds >= 0)
+    assert set(res.stop_reasons) <= {"single_arm", "indifference", "glr", "censored"}
+    np.testing.assert_array_equal(res.best_arms, np.argmax(res.means, axis=1))
+    np.testing.assert_array_equal(res.correct, res.recommendations == res.best_arms)
+    assert res.error_rate == pytest.approx(1 - res.correct.mean())
+    assert np.all((res.recommendations >= 0) & (res.recommendations < 3))
+    assert np.all(res.stopping_times >= 3)
+    if algorithm in ("elimination", "noelim"):
+        assert res.delta0 == pytest.approx(delta0(H3, 0.2, 4.0))
+        assert set(res.stop_reasons) <= {"single_arm", "indifference"}
+    else:
+        assert res.delta0 is None
+        assert set(res.stop_reasons) <= {"glr"}
+    if algorithm == "noelim":
+        assert np.all(res.stopping_times % 3 == 0)
+    with pytest.raises(ValueError):
+        res.stopping_times[0] = 1  # read-only
+
+
+def test_summary_and_repr():
+    res = simulate("elimination", H2, 1.0, 0.1, 300, 3)
+    s = res.summary()
+    tau = res.stopping_times
+    assert s["n_runs"] == 300
+    assert s["avg"] == pytest.approx(tau.mean())
+    assert s["max"] == tau.max()
+    assert s["median"] == pytest.approx(np.median(tau))
+    assert s["q90"] == pytest.approx(np.quantile(tau, 0.9))
+    assert s["q99"] == pytest.approx(np.quantile(tau, 0.99))
+    assert s["error"] == pytest.approx(res.error_rate)
+    lo, hi = s["error_ci"]
+    assert 0 <= lo <= s["error"] <= hi <= 1
+    assert s["n_censored"] == 0
+    assert sum(s["stop_reasons"].values()) == 300
+    assert s["mean_seconds"] == pytest.approx(res.seconds.mean())
+    r1 = repr(res)
+    r2 = repr(simulate("elimination", H2, 1.0, 0.1, 300, 3, n_threads=1))
+    assert r1 == r2
+    assert "0x" not in r1 and "seconds" not in r1 and "elimination" in r1
+
+
+def test_clopper_pearson_interval_values():
+    from bai_lib.simulate import _clopper_pearson
+
+    lo, hi = _clopper_pearson(0, 100)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 100))
+    lo, hi = _clopper_pearson(5, 100)
+    assert lo == pytest.approx(0.01643, abs=1e-4) and hi == pytest.approx(0.11284, abs=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# Reproducibility and common random numbers
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_reproducible_across_threads_and_chunks(algorithm):
+    kw = dict(max_samples=10**5)
+    a = simulate(algorithm, H3, 1.0, 0.1, 60, 123, n_threads=1, **kw)
+    b = simulate(algorithm, H3, 1.0, 0.1, 60, 123, n_threads=2, chunk_size=7, **kw)
+    c = simulate(algorithm, H3, 1.0, 0.1, 60, 123, n_threads=2, chunk_size=1, **kw)
+    d = simulate(algorithm, H3, 1.0, 0.1, 60, 123, **kw)
+    assert_same(a, b)
+    assert_same(a, c)
+    assert_same(a, d)
+    e = simulate(algorithm, H3, 1.0, 0.1, 60, 124, **kw)
+    assert not np.array_equal(a.means, e.means)
+
+
+def test_runs_are_prefix_stable():
+    # Run r depends only on (seed, r): a longer simulation extends a shorter one.
+    a = simulate("ttts", H2, 1.0, 0.2, 30, 9, max_samples=10**6)
+    b = simulate("ttts", H2, 1.0, 0.2, 50, 9, max_samples=10**6)
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name)[:30])
+
+
+def test_common_random_numbers_across_algorithms():
+    results = [simulate(alg, H3, 1.0, 0.1, 50, 77, max_samples=10**5) for alg in ALGORITHMS]
+    expected = _rng.prior_means(H3.means, H3.stds, 77, 50)
+    for res in results:
+        np.testing.assert_array_equal(res.means, expected)
+    np.testing.assert_array_equal(H3.sample_means(77, 50), expected)
+
+
+_SUBPROCESS_SCRIPT = textwrap.dedent(
+    """
+    import hashlib, numpy as np
+    from bai_lib.priors import GaussianPrior
+    from bai_lib.simulate import simulate
+    h = hashlib.sha256()
+    for alg in ("elimination", "noelim", "ttts", "ttucb"):
+        r = simulate(alg, GaussianPrior.standard(3), 1.0, 0.1, 40, 5, max_samples=10**6)
+        for a in (r.stopping_times, r.recommendations, r.censored, r.means):
+            h.update(np.ascontiguousarray(a).tobytes())
+    print(h.hexdigest())
+    """
+)
+
+
+def _run_script(numba_threads):
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(numba_threads), BAI_LIB_PROGRESS="0",
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _SUBPROCESS_SCRIPT], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip(), proc.stderr
+
+
+def test_identical_under_numba_num_threads():
+    h1, err1 = _run_script(1)
+    h2, err2 = _run_script(2)
+    assert h1 == h2 and len(h1) == 64
+    # Nothing (warnings, progress bars) is written to stderr.
+    assert err1 == "" and err2 == ""
+
+
+# ---------------------------------------------------------------------------
+# Correctness on easy and on Bayesian instances
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_huge_gap_instances_are_solved(algorithm):
+    # Prior concentrated on a 10-sigma gap.
+    prior = GaussianPrior([0.0, 10.0, -4.0], [1e-3, 1e-3, 1e-3])
+    kw = {"delta0": 0.1} if algorithm in ("elimination", "noelim") else {}
+    res = simulate(algorithm, prior, 1.0, 0.05, 300, 1, **kw)
+    assert res.correct.all()
+    assert res.stopping_times.max() <= 60
+    assert not res.censored.any()
+
+
+def _assert_poe_at_most(res, delta):
+    from bai_lib.simulate import _clopper_pearson
+
+    # Count censored runs as errors: an upper bound on the error of the
+    # uncapped algorithm on these runs.
+    n_bad = int(np.count_nonzero(~res.correct | res.censored))
+    lo, _ = _clopper_pearson(n_bad, res.n_runs)
+    assert n_bad / res.n_runs <= delta
+    assert lo < delta
+
+
+def test_bayesian_poe_elimination():
+    res = simulate("elimination", H2, 1.0, 0.1, 2000, 2024)
+    assert not res.censored.any()
+    _assert_poe_at_most(res, 0.1)
+    # Errors need a small gap: with 2000 runs the indifference rule fires.
+    assert (res.stop_reasons == "indifference").any()
+
+
+@pytest.mark.parametrize("algorithm", ["ttts", "ttucb"])
+def test_bayesian_poe_top_two(algorithm):
+    res = simulate(algorithm, H2, 1.0, 0.1, 2000, 2024, max_samples=200_000)
+    _assert_poe_at_most(res, 0.1)
+
+
+def test_elimination_k10_poe():
+    res = simulate("elimination", GaussianPrior.standard(10), 1.0, 0.1, 300, 5)
+    _assert_poe_at_most(res, 0.1)
+
+
+# ---------------------------------------------------------------------------
+# Delta_0, TTUCB constant, censoring
+# ---------------------------------------------------------------------------
+
+
+def test_delta0_defaults_and_overrides():
+    a = simulate("elimination", H2, 1.0, 0.1, 20, 1)
+    assert a.delta0 == pytest.approx(0.1 / (4 * H2.L()))
+    b = simulate("elimination", H2, 1.0, 0.1, 20, 1, delta0_factor=1.0)
+    assert b.delta0 == pytest.approx(0.1 / H2.L())
+    c = simulate("noelim", H2, 1.0, 0.1, 20, 1, delta0=0.3)
+    assert c.delta0 == 0.3
+    # A larger Delta_0 never delays stopping (same rewards, earlier indifference).
+    d = simulate("elimination", H2, 1.0, 0.1, 200, 1, delta0=0.3)
+    e = simulate("elimination", H2, 1.0, 0.1, 200, 1, delta0=0.05)
+    assert np.all(d.stopping_times <= e.stopping_times)
+
+
+def test_ttucb_cg_exact_and_approx():
+    x = 0.5 * math.log(1 / 0.1)
+    approx = ttucb_cg(x, "approx")
+    exact = ttucb_cg(x, "exact")
+    assert approx == pytest.approx(x + math.log(x))
+    assert math.isfinite(exact) and exact > x
+    assert exact == pytest.approx(2.67066251, abs=1e-7)
+    # Brute-force check of the minimum.
+    from scipy.special import zeta
+
+    lam = np.linspace(0.5 + 1e-6, 1 - 1e-6, 200001)
+    obj = (2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam))
+           - 0.5 * np.log(1 - lam) + x) / lam
+    assert exact <= obj.min() + 1e-9
+    assert exact >= obj.min() - 1e-6
+    # The approximation becomes accurate for large x.
+    big = 30.0
+    assert abs(ttucb_cg(big, "exact") - ttucb_cg(big, "approx")) / big < 0.05
+    with pytest.raises(ValueError, match="cg"):
+        ttucb_cg(1.0, "other")
+
+
+def test_ttucb_exact_cg_stops_no_earlier():
+    a = simulate("ttucb", H2, 1.0, 0.1, 200, 4, max_samples=10**6)
+    b = simulate("ttucb", H2, 1.0, 0.1, 200, 4, max_samples=10**6, cg="exact")
+    assert a.cg == "approx" and b.cg == "exact"
+    # Same sampling path, larger threshold: every run stops later or at the same time.
+    assert np.all(b.stopping_times >= a.stopping_times)
+    assert np.any(b.stopping_times > a.stopping_times)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_censoring(algorithm):
+    prior = GaussianPrior([0.0, 0.0, 0.0], [0.01, 0.01, 0.01])
+    kw = {"delta0": 1e-4} if algorithm in ("elimination", "noelim") else {}
+    res = simulate(algorithm, prior, 1.0, 0.01, 50, 2, max_samples=40, **kw)
+    assert res.censored.all()
+    assert np.all(res.stopping_times <= 40)
+    assert np.all(res.stop_reasons == "censored")
+    s = res.summary()
+    assert s["n_censored"] == 50
+    assert s["stop_reasons"]["censored"] == 50
+    assert s["stop_reasons"]["glr"] == s["stop_reasons"]["single_arm"] == 0
+    assert s["stop_reasons"]["indifference"] == 0
+
+
+def test_partial_censoring_counts():
+    res = simulate("ttts", H2, 1.0, 0.1, 400, 2024, max_samples=2000)
+    s = res.summary()
+    n_c = int(res.censored.sum())
+    assert 0 < n_c < 400
+    assert s["n_censored"] == n_c
+    assert s["stop_reasons"]["glr"] == 400 - n_c
+    np.testing.assert_array_equal(res.stop_reasons == "censored", res.censored)
+    assert np.all(res.stopping_times[res.censored] <= 2000)
+
+
+# ---------------------------------------------------------------------------
+# Progress and validation
+# ---------------------------------------------------------------------------
+
+
+def test_progress_off_writes_nothing(capfd):
+    simulate("elimination", H2, 1.0, 0.1, 20, 1)
+    simulate("elimination", H2, 1.0, 0.1, 20, 1, progress=False)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_progress_on_does_not_change_results(capfd):
+    a = simulate("ttts", H2, 1.0, 0.2, 30, 1, progress=True, max_samples=10**5)
+    b = simulate("ttts", H2, 1.0, 0.2, 30, 1, progress=False, max_samples=10**5)
+    assert_same(a, b)
+    capfd.readouterr()
+
+
+BAD_CALLS = [
+    (dict(algorithm="nope"), "algorithm"),
+    (dict(prior=[0.0, 1.0]), "prior"),
+    (dict(noise_stds=0.0), "noise_stds"),
+    (dict(noise_stds=-1.0), "noise_stds"),
+    (dict(noise_stds=float("nan")), "noise_stds"),
+    (dict(noise_stds=float("inf")), "noise_stds"),
+    (dict(noise_stds=[1.0, 1.0, 1.0]), "noise_stds"),
+    (dict(noise_stds="x"), "noise_stds"),
+    (dict(delta=0.0), "delta"),
+    (dict(delta=1.0), "delta"),
+    (dict(delta=-0.5), "delta"),
+    (dict(delta=float("nan")), "delta"),
+    (dict(delta="a"), "delta"),
+    (dict(n_runs=0), "n_runs"),
+    (dict(n_runs=2.5), "n_runs"),
+    (dict(seed=-1), "seed"),
+    (dict(seed=1.5), "seed"),
+    (dict(seed=True), "seed"),
+    (dict(seed="1"), "seed"),
+    (dict(max_samples=1), "max_samples"),
+    (dict(delta0=0.0), "delta0"),
+    (dict(delta0=-1.0), "delta0"),
+    (dict(delta0=float("inf")), "delta0"),
+    (dict(delta0_factor=0.0), "delta0_factor"),
+    (dict(delta0_factor=float("nan")), "delta0_factor"),
+    (dict(delta0=0.1, delta0_factor=2.0), "delta0"),
+    (dict(algorithm="ttts", delta0=0.1), "delta0"),
+    (dict(algorithm="ttucb", delta0_factor=1.0), "delta0_factor"),
+    (dict(algorithm="ttts", cg="exact"), "cg"),
+    (dict(algorithm="elimination", cg="approx"), "cg"),
+    (dict(algorithm="ttucb", cg="fast"), "cg"),
+    (dict(n_threads=0), "n_threads"),
+    (dict(chunk_size=0), "chunk_size"),
+    (dict(progress="yes"), "progress"),
+    (dict(colour="red"), "colour"),
+]
+
+
+@pytest.mark.parametrize("override,name", BAD_CALLS)
+def test_validation(override, name):
+    args = dict(algorithm="elimination", prior=H2, noise_stds=1.0, delta=0.1, n_runs=5, seed=0)
+    args.update(override)
+    with pytest.raises(ValueError, match=name):
+        simulate(**args)
+
+
+def test_k_below_two_rejected():
+    class OneArm(GaussianPrior):
+        pass
+
+    one = object.__new__(OneArm)
+    object.__setattr__(one, "means", np.array([0.0]))
+    object.__setattr__(one, "stds", np.array([1.0]))
+    object.__setattr__(one, "_cache", {})
+    with pytest.raises(ValueError, match="k >= 2"):
+        simulate("ttts", one, 1.0, 0.1, 5, 0)
+
+
+def test_accepts_numpy_scalars_and_vectors():
+    res = simulate("ttucb", H3, np.array([1.0, 2.0, 0.5]), np.float64(0.1), np.int64(10),
+                   np.uint32(3), max_samples=np.int64(10**6))
+    assert res.n_runs == 10 and res.seed == 3
+    np.testing.assert_array_equal(res.noise_stds, [1.0, 2.0, 0.5])
