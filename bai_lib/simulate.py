@@ -462,7 +462,7 @@ def simulate(
     cursor = [0]
     bar = None
     if show_progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         bar = tqdm(total=n_runs, desc=f"simulate {algorithm}", unit="run",
                    file=sys.stderr, leave=False)

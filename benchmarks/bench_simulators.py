@@ -1,0 +1,126 @@
+"""Throughput of the compiled simulators on the paper's two experiments.
+
+Usage::
+
+    python benchmarks/bench_simulators.py [--n-threads N] [--seed S]
+
+Prints, for the settings of Table 1 (k = 2, standard normal prior,
+sigma = 1, delta = 0.1, N = 1000 runs) and Table 2 (k = 10, delta = 0.01,
+N = 1000 runs; Delta_0 with factor 4 as printed in Algorithm 1 and factor 1),
+the wall time of :func:`bai_lib.simulate.simulate`, the number of samples
+drawn, the throughput in samples per second and its ratio to numpy's bulk
+normal generator (single core, and times the number of threads).
+
+Throughput counts samples (arm pulls), i.e. the sum of the stopping times;
+each sample is one normal variate plus the algorithm's bookkeeping.
+Compilation is excluded (one warm-up call per algorithm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bai_lib import _rng  # noqa: E402
+from bai_lib.priors import GaussianPrior  # noqa: E402
+from bai_lib.simulate import simulate  # noqa: E402
+
+
+def numpy_normal_rate(n=10**7, repeats=5):
+    """Best-of-``repeats`` rate of ``Generator.standard_normal`` (samples/s)."""
+    rng = np.random.default_rng(0)
+    out = np.empty(n)
+    rng.standard_normal(out=out)  # touch the memory
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        rng.standard_normal(out=out)
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def own_normal_rate(n=10**7, repeats=5):
+    """Same measurement for :func:`bai_lib._rng.fill_normal`."""
+    state = _rng.seed_state(0, 0, 1)
+    out = np.empty(n)
+    _rng.fill_normal(state, out)
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        _rng.fill_normal(state, out)
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+ROWS = [
+    # label, k, delta, algorithm, delta0 factor, max_samples
+    ("T1", 2, 0.1, "elimination", 4.0, 10**9),
+    ("T1", 2, 0.1, "ttts", None, 10**9),
+    ("T1", 2, 0.1, "ttucb", None, 10**9),
+    ("T2", 10, 0.01, "elimination", 4.0, 2 * 10**9),
+    ("T2", 10, 0.01, "elimination", 1.0, 2 * 10**9),
+    ("T2", 10, 0.01, "noelim", 4.0, 2 * 10**9),
+    ("T2", 10, 0.01, "noelim", 1.0, 2 * 10**9),
+]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--n-runs", type=int, default=1000)
+    args = parser.parse_args(argv)
+
+    import numba
+
+    n_threads = args.n_threads or numba.get_num_threads()
+    print(f"machine: {platform.machine()} {platform.processor() or ''}".rstrip()
+          + f", {os.cpu_count()} logical CPUs; numpy {np.__version__}, numba {numba.__version__}")
+    print(f"threads: {n_threads}; seed: {args.seed}; runs per row: {args.n_runs}")
+    np_rate = numpy_normal_rate()
+    own_rate = own_normal_rate()
+    print(f"numpy Generator.standard_normal (1 core): {np_rate:.3g} samples/s")
+    print(f"bai_lib._rng.fill_normal         (1 core): {own_rate:.3g} samples/s "
+          f"({own_rate / np_rate:.2f}x numpy)")
+    print()
+
+    # Warm-up: load or compile every kernel outside the timed region.
+    for alg in ("elimination", "noelim", "ttts", "ttucb"):
+        simulate(alg, GaussianPrior.standard(2), 1.0, 0.1, 1, 0, progress=False)
+
+    header = (f"{'row':<4}{'algorithm':<13}{'D0 fac':>7}{'wall s':>9}{'samples':>12}"
+              f"{'samples/s':>11}{'/numpy':>8}{'/(np*thr)':>10}{'cens':>6}"
+              f"{'avg tau':>11}{'max tau':>11}{'error':>7}")
+    print(header)
+    print("-" * len(header))
+    total = 0.0
+    for label, k, delta, alg, factor, max_samples in ROWS:
+        prior = GaussianPrior.standard(k)
+        kw = {"delta0_factor": factor} if factor is not None else {}
+        t0 = time.perf_counter()
+        res = simulate(alg, prior, 1.0, delta, args.n_runs, args.seed, n_threads=n_threads,
+                       max_samples=max_samples, **kw)
+        wall = time.perf_counter() - t0
+        total += wall
+        samples = int(res.stopping_times.sum())
+        rate = samples / wall
+        s = res.summary()
+        fac = "-" if factor is None else f"{factor:g}"
+        print(f"{label:<4}{alg:<13}{fac:>7}{wall:>9.2f}{samples:>12.4g}{rate:>11.3g}"
+              f"{rate / np_rate:>8.2f}{rate / (np_rate * n_threads):>10.2f}"
+              f"{s['n_censored']:>6d}{s['avg']:>11.4g}{s['max']:>11.4g}{s['error']:>7.3f}",
+              flush=True)
+    print("-" * len(header))
+    print(f"total wall time: {total:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
