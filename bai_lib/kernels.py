@@ -65,8 +65,13 @@ STOP_CENSORED = 3
 #: Names of the stop reason codes, indexed by code.
 STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored")
 
-#: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``
-#: (Jourdan & Degenne, 2022); ``alpha`` and ``s`` below.
+#: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``, the
+#: form of the UCB leader in Jourdan & Degenne (2022), whose analysis needs
+#: ``alpha > 1`` and ``s > 1``.  The values below satisfy these conditions;
+#: they were not checked against the code used for the paper's Table 1.
+#: For ``k = 2`` the bonus barely matters: the challenger is the other arm
+#: and the per-leader tracking with ``beta = 1/2`` samples both arms about
+#: equally often whichever arm leads.
 TTUCB_ALPHA = 1.2
 TTUCB_S = 1.2
 #: Coefficient ``2 * alpha * (1 + s)`` of ``log t`` in the TTUCB bonus.
@@ -472,9 +477,22 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
     (:func:`ttucb_threshold`, with ``c`` replaced by ``max(c, 0)``), and
     recommend the empirical best ``i_hat``.  ``c(t, delta)`` is increasing in
     ``t``; it is checked first against its value at the last refresh time.
+    This is the rule as printed in the paper's appendix; note that the
+    Gaussian GLR statistic is half the square of the left-hand side, so a
+    GLR test ``Z >= c`` would read ``>= sqrt(2 c)`` in this form.
+
+    The ``C_G`` constant, the UCB bonus and ``beta`` are parameters; the
+    sampling rule follows the TTUCB paper as summarised above (UCB leader,
+    TC challenger, per-leader tracking), the choice made by the paper for
+    its TTUCB baseline.
 
     Parameters
     ----------
+    state, mu, sigma, max_samples
+        As for :func:`elimination_run`.
+    delta : float
+        Confidence level; not used by the kernel itself (it enters through
+        ``two_cg``), kept so that all kernels share their first arguments.
     two_cg : float
         ``2 * C_G(log((k-1)/delta) / 2)``.
     ucb_coef : float
