@@ -481,11 +481,6 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
     Gaussian GLR statistic is half the square of the left-hand side, so a
     GLR test ``Z >= c`` would read ``>= sqrt(2 c)`` in this form.
 
-    The ``C_G`` constant, the UCB bonus and ``beta`` are parameters; the
-    sampling rule follows the TTUCB paper as summarised above (UCB leader,
-    TC challenger, per-leader tracking), the choice made by the paper for
-    its TTUCB baseline.
-
     Parameters
     ----------
     state, mu, sigma, max_samples
