@@ -347,7 +347,7 @@ def prior_means(means, stds, seed: int, n_runs: int) -> np.ndarray:
     Row ``r`` is ``means + stds * z`` where ``z`` are the first ``k``
     variates of :func:`std_normal` from the state
     ``seed_state(seed, r, STREAM_PRIOR)``.  This is the draw used by
-    :func:`bai_lib.simulate.simulate`, so ``prior_means(m, s, seed, n)``
+    :func:`bai_lib.simulation.simulate`, so ``prior_means(m, s, seed, n)``
     equals ``simulate(..., seed=seed, n_runs=n).means``.
 
     Parameters

@@ -69,7 +69,7 @@ def run_experiment(
     dict
         ``algorithm -> SimulationResult``.
     """
-    from .simulate import simulate
+    from .simulation import simulate
 
     if experiment not in published.EXPERIMENTS:
         raise ValueError(f"experiment must be one of {sorted(published.EXPERIMENTS)}, got {experiment!r}")

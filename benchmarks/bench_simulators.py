@@ -7,7 +7,7 @@ Usage::
 Prints, for the settings of Table 1 (k = 2, standard normal prior,
 sigma = 1, delta = 0.1, N = 1000 runs) and Table 2 (k = 10, delta = 0.01,
 N = 1000 runs; Delta_0 with factor 4 as printed in Algorithm 1 and factor 1),
-the wall time of :func:`bai_lib.simulate.simulate`, the number of samples
+the wall time of :func:`bai_lib.simulation.simulate`, the number of samples
 drawn, the throughput in samples per second and its ratio to numpy's bulk
 normal generator (single core, and times the number of threads).
 
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bai_lib import _rng  # noqa: E402
 from bai_lib.priors import GaussianPrior  # noqa: E402
-from bai_lib.simulate import simulate  # noqa: E402
+from bai_lib.simulation import simulate  # noqa: E402
 
 
 def numpy_normal_rate(n=10**7, repeats=5):

@@ -1,4 +1,4 @@
-"""Tests of :func:`bai_lib.simulate.simulate` and :class:`SimulationResult`."""
+"""Tests of :func:`bai_lib.simulation.simulate` and :class:`SimulationResult`."""
 
 import hashlib
 import math
@@ -13,7 +13,7 @@ import pytest
 
 from bai_lib import _rng
 from bai_lib.priors import GaussianPrior, delta0
-from bai_lib.simulate import ALGORITHMS, SimulationResult, simulate, ttucb_cg
+from bai_lib.simulation import ALGORITHMS, SimulationResult, simulate, ttucb_cg
 
 REPO = Path(__file__).resolve().parents[1]
 H2 = GaussianPrior.standard(2)
@@ -92,7 +92,7 @@ def test_summary_and_repr():
 
 
 def test_clopper_pearson_interval_values():
-    from bai_lib.simulate import _clopper_pearson
+    from bai_lib.simulation import _clopper_pearson
 
     lo, hi = _clopper_pearson(0, 100)
     assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 100))
@@ -139,7 +139,7 @@ _SUBPROCESS_SCRIPT = textwrap.dedent(
     """
     import hashlib, numpy as np
     from bai_lib.priors import GaussianPrior
-    from bai_lib.simulate import simulate
+    from bai_lib.simulation import simulate
     h = hashlib.sha256()
     for alg in ("elimination", "noelim", "ttts", "ttucb"):
         r = simulate(alg, GaussianPrior.standard(3), 1.0, 0.1, 40, 5, max_samples=10**6)
@@ -184,7 +184,7 @@ def test_huge_gap_instances_are_solved(algorithm):
 
 
 def _assert_poe_at_most(res, delta):
-    from bai_lib.simulate import _clopper_pearson
+    from bai_lib.simulation import _clopper_pearson
 
     # Count censored runs as errors: an upper bound on the error of the
     # uncapped algorithm on these runs.
