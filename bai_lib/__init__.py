@@ -3,6 +3,7 @@
 Layers
 ------
 - math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``), :mod:`bai_lib.bounds`,
+  :mod:`bai_lib.stopping` (TTTS/TTUCB thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
 - orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.experiments`,

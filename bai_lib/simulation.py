@@ -42,6 +42,7 @@ from . import _rng
 from . import kernels as _k
 from .priors import GaussianPrior
 from .priors import delta0 as _delta0_of
+from .stopping import ttucb_cg
 
 __all__ = ["ALGORITHMS", "simulate", "SimulationResult", "ttucb_cg"]
 
@@ -53,58 +54,6 @@ _USES_DELTA0 = ("elimination", "noelim")
 
 # ---------------------------------------------------------------------------
 # TTUCB constant C_G
-# ---------------------------------------------------------------------------
-
-
-def ttucb_cg(x: float, method: str = "approx") -> float:
-    """The function ``C_G(x)`` of the TTUCB stopping threshold.
-
-    Paper, Appendix "Experimental details" (after Jourdan & Degenne, 2022):
-
-    .. math:: C_G(x) = \\min_{\\lambda \\in (1/2, 1]}
-        \\frac{2\\lambda - 2\\lambda\\log(4\\lambda) + \\log\\zeta(2\\lambda)
-        - \\frac12 \\log(1-\\lambda) + x}{\\lambda}
-
-    Parameters
-    ----------
-    x : float
-        Argument, ``x > 0`` (the threshold uses ``x = log((k-1)/delta) / 2``).
-    method : {"approx", "exact"}
-        ``"approx"``: ``x + log x``, the approximation used in the paper's
-        experiments.  ``"exact"``: numerical minimisation over ``lambda``
-        (the objective is infinite at both ends of ``(1/2, 1)``): a grid
-        search followed by bounded Brent refinement.
-    """
-    x = float(x)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"x must be a finite positive number, got {x!r}")
-    if method == "approx":
-        return x + math.log(x)
-    if method != "exact":
-        raise ValueError(f"cg must be 'approx' or 'exact', got {method!r}")
-    from scipy.optimize import minimize_scalar
-    from scipy.special import zeta
-
-    def objective(lam):
-        lam = np.asarray(lam, dtype=float)
-        return (
-            2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam)) - 0.5 * np.log1p(-lam) + x
-        ) / lam
-
-    grid = np.linspace(0.5, 1.0, 2001)[1:-1]
-    vals = objective(grid)
-    j = int(np.argmin(vals))
-    lo = grid[max(j - 1, 0)]
-    hi = grid[min(j + 1, grid.size - 1)]
-    res = minimize_scalar(
-        lambda lam: float(objective(lam)), bounds=(lo, hi), method="bounded",
-        options={"xatol": 1e-13},
-    )
-    return float(min(res.fun, vals[j]))
-
-
-# ---------------------------------------------------------------------------
-# Result container
 # ---------------------------------------------------------------------------
 
 

@@ -1,0 +1,139 @@
+"""Stopping thresholds of the top-two algorithms and what they imply for a given gap.
+
+Math layer. The paper's Appendix "Experimental details" fixes the stopping rules of the two
+frequentist baselines. Written for two arms with equal noise :math:`\\sigma`, both stop when
+
+.. math:: \\frac{(\\hat\\mu_1 - \\hat\\mu_2)^2}{\\sigma^2(1/N_1 + 1/N_2)} \\ge \\beta(t),
+
+with :math:`\\beta(t) = 2\\log(t/\\delta)` for TTTS (Chernoff's GLR with :math:`C = 1`,
+:math:`\\alpha = 1`) and :math:`\\beta(t) = c(t, \\delta) = 2C_G(\\tfrac12\\log\\frac{k-1}{\\delta})
++ 4\\log(4 + \\log\\frac t2)` for TTUCB (the rule as printed, which compares the normalised gap
+with :math:`\\sqrt{c}`). With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so a run
+on an instance with gap :math:`g` ends near the fixed point :math:`t = 4\\sigma^2\\beta(t)/g^2`,
+which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["ttucb_cg", "threshold", "predicted_stopping_time", "gap_for_stopping_time"]
+
+
+def ttucb_cg(x: float, method: str = "approx") -> float:
+    """The function ``C_G(x)`` of the TTUCB stopping threshold.
+
+    Paper, Appendix "Experimental details" (after Jourdan & Degenne, 2022):
+
+    .. math:: C_G(x) = \\min_{\\lambda \\in (1/2, 1]}
+        \\frac{2\\lambda - 2\\lambda\\log(4\\lambda) + \\log\\zeta(2\\lambda)
+        - \\frac12 \\log(1-\\lambda) + x}{\\lambda}
+
+    Parameters
+    ----------
+    x : float
+        Argument, ``x > 0`` (the threshold uses ``x = log((k-1)/delta) / 2``).
+    method : {"approx", "exact"}
+        ``"approx"``: ``x + log x``, the approximation used in the paper's
+        experiments.  ``"exact"``: numerical minimisation over ``lambda``
+        (the objective is infinite at both ends of ``(1/2, 1)``): a grid
+        search followed by bounded Brent refinement.
+    """
+    x = float(x)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"x must be a finite positive number, got {x!r}")
+    if method == "approx":
+        return x + math.log(x)
+    if method != "exact":
+        raise ValueError(f"cg must be 'approx' or 'exact', got {method!r}")
+    from scipy.optimize import minimize_scalar
+    from scipy.special import zeta
+
+    def objective(lam):
+        lam = np.asarray(lam, dtype=float)
+        return (
+            2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam)) - 0.5 * np.log1p(-lam) + x
+        ) / lam
+
+    grid = np.linspace(0.5, 1.0, 2001)[1:-1]
+    vals = objective(grid)
+    j = int(np.argmin(vals))
+    lo = grid[max(j - 1, 0)]
+    hi = grid[min(j + 1, grid.size - 1)]
+    res = minimize_scalar(
+        lambda lam: float(objective(lam)), bounds=(lo, hi), method="bounded",
+        options={"xatol": 1e-13},
+    )
+    return float(min(res.fun, vals[j]))
+
+
+# ---------------------------------------------------------------------------
+# Result container
+# ---------------------------------------------------------------------------
+
+
+def _check_common(algorithm: str, delta: float, k: int) -> None:
+    if algorithm not in ("ttts", "ttucb"):
+        raise ValueError(f"algorithm must be 'ttts' or 'ttucb', got {algorithm!r}")
+    if not (0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if int(k) != k or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+
+
+def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx"):
+    """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
+
+    Parameters
+    ----------
+    algorithm : {"ttts", "ttucb"}
+    t : float or array
+        Total number of samples, ``t >= 2``.
+    delta : float
+        Confidence level in (0, 1).
+    k : int, default 2
+        Number of arms (enters TTUCB's :math:`C_G` term).
+    cg : {"approx", "exact"}
+        Variant of :func:`ttucb_cg` for TTUCB.
+    """
+    _check_common(algorithm, delta, k)
+    t = np.asarray(t, dtype=float)
+    if np.any(t < 2) or not np.all(np.isfinite(t)):
+        raise ValueError("t must be finite and >= 2")
+    if algorithm == "ttts":
+        out = 2.0 * np.log(t / delta)
+    else:
+        two_cg = 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
+        out = two_cg + 4.0 * np.log(4.0 + np.log(t / 2.0))
+    return float(out) if out.ndim == 0 else out
+
+
+def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.0, cg: str = "approx"):
+    """Fixed point of :math:`t = 4\\sigma^2\\beta(t)/g^2` for two equally sampled arms.
+
+    A noise-free caricature of a run on an instance with gap ``g``: it ignores the random
+    fluctuation of the empirical gap, but captures the :math:`\\log(1/\\delta)/g^2` scaling.
+    Solved by fixed-point iteration (the map is a contraction for :math:`t \\ge 2`).
+    """
+    g = np.asarray(gap, dtype=float)
+    if np.any(g <= 0) or not np.all(np.isfinite(g)):
+        raise ValueError("gap must be finite and > 0")
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be finite and positive, got {sigma!r}")
+    t = np.full(g.shape, 1e3)
+    for _ in range(200):
+        t_new = np.maximum(4.0 * sigma**2 * threshold(algorithm, np.maximum(t, 2.0), delta, 2, cg) / g**2, 2.0)
+        if np.allclose(t_new, t, rtol=1e-13, atol=0):
+            t = t_new
+            break
+        t = t_new
+    return float(t) if t.ndim == 0 else t
+
+
+def gap_for_stopping_time(algorithm: str, t, delta: float, sigma: float = 1.0, cg: str = "approx"):
+    """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""
+    tt = np.asarray(t, dtype=float)
+    out = np.sqrt(4.0 * sigma**2 * threshold(algorithm, tt, delta, 2, cg) / tt)
+    return float(out) if out.ndim == 0 else out

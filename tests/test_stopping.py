@@ -1,0 +1,53 @@
+"""Stopping thresholds of TTTS/TTUCB and the predicted stopping time for a gap."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bai_lib import GaussianPrior, simulate
+from bai_lib.stopping import gap_for_stopping_time, predicted_stopping_time, threshold, ttucb_cg
+
+
+def test_thresholds_match_the_appendix_formulas():
+    t, delta = 1e6, 0.1
+    assert threshold("ttts", t, delta) == pytest.approx(2 * math.log(t / delta))
+    x = 0.5 * math.log(1 / delta)
+    expected = 2 * (x + math.log(x)) + 4 * math.log(4 + math.log(t / 2))
+    assert threshold("ttucb", t, delta) == pytest.approx(expected)
+    assert threshold("ttucb", t, delta, cg="exact") > threshold("ttucb", t, delta)
+    arr = threshold("ttts", np.array([10.0, 100.0]), delta)
+    assert arr.shape == (2,) and arr[1] > arr[0]
+
+
+@pytest.mark.parametrize("alg", ["ttts", "ttucb"])
+def test_predicted_time_is_a_fixed_point_and_inverts(alg):
+    gaps = np.array([1e-3, 1e-2, 0.3])
+    t = predicted_stopping_time(alg, gaps, 0.05)
+    assert np.allclose(t, 4 * threshold(alg, t, 0.05) / gaps**2, rtol=1e-10)
+    assert np.allclose(gap_for_stopping_time(alg, t, 0.05), gaps, rtol=1e-10)
+    assert np.all(np.diff(t) < 0)
+
+
+@pytest.mark.parametrize("alg", ["ttts", "ttucb"])
+def test_prediction_matches_simulated_median(alg):
+    """On a fixed instance with gap 0.1 the median stopping time is near the caricature."""
+    gap = 0.1
+    H = GaussianPrior([gap, 0.0], [1e-12, 1e-12])  # a point mass: every run has this gap
+    res = simulate(alg, H, 1.0, 0.1, 400, 7)
+    med = float(np.median(res.stopping_times))
+    pred = predicted_stopping_time(alg, gap, 0.1)
+    assert 0.5 * pred < med < 1.5 * pred, (med, pred)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="algorithm"):
+        threshold("elimination", 10.0, 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        threshold("ttts", 10.0, 1.0)
+    with pytest.raises(ValueError, match="t must"):
+        threshold("ttts", 1.0, 0.1)
+    with pytest.raises(ValueError, match="gap"):
+        predicted_stopping_time("ttts", 0.0, 0.1)
+    with pytest.raises(ValueError, match="cg"):
+        ttucb_cg(1.0, "other")
