@@ -46,3 +46,21 @@ def test_format_table():
     assert lines[2].split() == ["1.23", "1.235e+08"]
     with pytest.raises(ValueError):
         format_table([{"x": 1}], ["x"], ["a", "b"])
+
+
+def test_run_experiment_uses_common_random_numbers_and_the_paper_settings():
+    from bai_lib import published
+    from bai_lib.experiments import comparison_rows, run_experiment
+
+    res = run_experiment(1, n_runs=40, max_samples=10**6, progress=False)
+    assert set(res) == set(published.EXPERIMENTS[1]["algorithms"])
+    means = [r.means for r in res.values()]
+    assert all(np.array_equal(means[0], m) for m in means[1:])
+    assert all(r.delta == 0.1 and r.k == 2 for r in res.values())
+    rows = comparison_rows(res, 3)
+    assert [r["algorithm"] for r in rows] == list(res)
+    by = {r["algorithm"]: r for r in rows}
+    assert by["ttts"]["paper_comp"] == 27.6
+    assert np.isnan(by["ttts"]["avg_ci_low"]) and not np.isnan(by["elimination"]["avg_ci_low"])
+    with pytest.raises(ValueError, match="experiment"):
+        run_experiment(3)
