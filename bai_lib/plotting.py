@@ -9,7 +9,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "LABELS", "use_style", "figure"]
+__all__ = ["COLORS", "ARM_COLORS", "SHADES", "LABELS", "use_style", "figure"]
 
 #: Colour of each algorithm (keys as accepted by :func:`bai_lib.simulate`) and of reference lines.
 COLORS: dict[str, str] = {
@@ -22,6 +22,12 @@ COLORS: dict[str, str] = {
     "k10": "#d1495b",
     "band": "#9ecae1",
 }
+
+#: Colours for individual arms of one instance (cycled when there are more arms).
+ARM_COLORS: tuple[str, ...] = ("#1b6ca8", "#d1495b", "#edae49", "#66a182", "#7a5195", "#555555")
+
+#: Light-to-dark sequence for a family of curves indexed by a parameter (e.g. budgets).
+SHADES: tuple[str, ...] = ("#9ecae1", "#3182bd", "#08306b")
 
 #: Display names used in legends and tables.
 LABELS: dict[str, str] = {
