@@ -448,7 +448,7 @@ def _ucb_leader(mh, b, s):
 
 
 @njit(cache=True, nogil=True)
-def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
+def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_scale):
     """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
     a UCB-based top two algorithm").
 
@@ -479,7 +479,9 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
     ``t``; it is checked first against its value at the last refresh time.
     This is the rule as printed in the paper's appendix; note that the
     Gaussian GLR statistic is half the square of the left-hand side, so a
-    GLR test ``Z >= c`` would read ``>= sqrt(2 c)`` in this form.
+    GLR test ``Z >= c`` would read ``>= sqrt(2 c)`` in this form: the
+    kernel compares with ``sqrt(c_scale * c)``, ``c_scale = 1`` for the
+    printed rule and ``2`` for the GLR form.
 
     Parameters
     ----------
@@ -494,6 +496,9 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
         Coefficient of ``log t`` in the squared UCB bonus (``sigma_i^2 = 1``).
     beta : float
         Tracking proportion (1/2 in the paper's experiments).
+    c_scale : float
+        Multiplier of ``c(t, delta)`` in the stopping rule (1: as printed,
+        2: the Gaussian GLR statistic compared with ``c``).
 
     Returns
     -------
@@ -533,7 +538,7 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
-            c_lo = ttucb_threshold(float(t), two_cg) - 1e-9
+            c_lo = c_scale * ttucb_threshold(float(t), two_cg) - 1e-9
             if c_lo < 0.0:
                 c_lo = 0.0
             s_lo = math.sqrt(ucb_coef * math.log(float(t)))
@@ -552,7 +557,7 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples):
                         stop = False
                         break
         if stop:
-            c = ttucb_threshold(float(t), two_cg)
+            c = c_scale * ttucb_threshold(float(t), two_cg)
             if c < 0.0:
                 c = 0.0
             for i in range(k):

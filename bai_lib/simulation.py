@@ -50,6 +50,8 @@ __all__ = ["ALGORITHMS", "simulate", "SimulationResult", "ttucb_cg"]
 ALGORITHMS = ("elimination", "noelim", "ttts", "ttucb")
 
 _USES_DELTA0 = ("elimination", "noelim")
+#: Stopping rules of TTUCB: multiplier of ``c(t, delta)`` (see :func:`bai_lib.kernels.ttucb_run`).
+_TTUCB_RULES = {"printed": 1.0, "gaussian_glr": 2.0}
 
 
 # ---------------------------------------------------------------------------
@@ -89,6 +91,8 @@ class SimulationResult:
         Censoring bound in force.
     cg : str or None
         ``C_G`` variant for ``ttucb`` (``None`` otherwise).
+    ttucb_rule : str or None
+        Stopping rule of ``ttucb`` (``"printed"`` or ``"gaussian_glr"``; ``None`` otherwise).
     stopping_times : ndarray of int64
         Total number of samples ``tau`` of each run.
     recommendations : ndarray of int64
@@ -125,6 +129,7 @@ class SimulationResult:
     censored: np.ndarray
     stop_reasons: np.ndarray
     seconds: np.ndarray
+    ttucb_rule: Optional[str] = None
 
     @property
     def n_runs(self) -> int:
@@ -259,6 +264,7 @@ def simulate(
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
     cg: Optional[str] = None,
+    ttucb_rule: Optional[str] = None,
     **options,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -309,6 +315,11 @@ def simulate(
     cg : {"approx", "exact"}, optional
         ``C_G`` variant of the TTUCB threshold (``ttucb`` only; default
         ``"approx"``), see :func:`ttucb_cg`.
+    ttucb_rule : {"printed", "gaussian_glr"}, optional
+        TTUCB stopping rule (``ttucb`` only). ``"printed"`` (default) compares the
+        normalised gap with ``sqrt(c(t, delta))`` as in the paper's appendix;
+        ``"gaussian_glr"`` compares the Gaussian GLR statistic (half the squared
+        normalised gap) with ``c(t, delta)``, i.e. the gap with ``sqrt(2 c)``.
 
     Returns
     -------
@@ -389,10 +400,17 @@ def simulate(
             cg = "approx" if cg is None else cg
             if cg not in ("approx", "exact"):
                 raise ValueError(f"cg must be 'approx' or 'exact', got {cg!r}")
+            ttucb_rule = "printed" if ttucb_rule is None else ttucb_rule
+            if ttucb_rule not in _TTUCB_RULES:
+                raise ValueError(
+                    f"ttucb_rule must be one of {sorted(_TTUCB_RULES)}, got {ttucb_rule!r}"
+                )
         elif cg is not None:
             raise ValueError(f"cg applies to 'ttucb' only, not to {algorithm!r}")
+    if algorithm != "ttucb" and ttucb_rule is not None:
+        raise ValueError(f"ttucb_rule applies to 'ttucb' only, not to {algorithm!r}")
 
-    kernel = _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg)
+    kernel = _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg, ttucb_rule)
 
     means = _rng.prior_means(prior.means, prior.stds, seed, n_runs)
     states = _rng.seed_states(seed, range(n_runs), _rng.STREAM_ALGO)
@@ -458,11 +476,12 @@ def simulate(
     sig.setflags(write=False)
     return SimulationResult(
         algorithm=algorithm, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
-        max_samples=max_samples, cg=cg if algorithm == "ttucb" else None, **arrays,
+        max_samples=max_samples, cg=cg if algorithm == "ttucb" else None,
+        ttucb_rule=ttucb_rule, **arrays,
     )
 
 
-def _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg):
+def _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg, ttucb_rule=None):
     """Bind the algorithm's parameters; returns ``f(state, mu, max_samples=...)``."""
     if algorithm in _USES_DELTA0:
         pull_all = algorithm == "noelim"
@@ -479,10 +498,11 @@ def _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg):
 
     else:
         two_cg = 2.0 * ttucb_cg(0.5 * math.log((prior.k - 1) / delta), cg)
+        c_scale = _TTUCB_RULES[ttucb_rule]
 
         def run(state, mu, max_samples=max_samples):
             return _k.ttucb_run(
-                state, mu, sig, delta, two_cg, _k.TTUCB_UCB_COEF, 0.5, max_samples
+                state, mu, sig, delta, two_cg, _k.TTUCB_UCB_COEF, 0.5, max_samples, c_scale
             )
 
     return run

@@ -83,7 +83,7 @@ def _check_common(algorithm: str, delta: float, k: int) -> None:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
 
 
-def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx"):
+def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx", rule: str = "printed"):
     """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
 
     Parameters
@@ -97,8 +97,13 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx"):
         Number of arms (enters TTUCB's :math:`C_G` term).
     cg : {"approx", "exact"}
         Variant of :func:`ttucb_cg` for TTUCB.
+    rule : {"printed", "gaussian_glr"}
+        TTUCB rule: ``c`` as printed, or ``2c`` when the Gaussian GLR statistic is compared
+        with ``c`` (see :func:`bai_lib.simulate`).
     """
     _check_common(algorithm, delta, k)
+    if rule not in ("printed", "gaussian_glr"):
+        raise ValueError(f"rule must be 'printed' or 'gaussian_glr', got {rule!r}")
     t = np.asarray(t, dtype=float)
     if np.any(t < 2) or not np.all(np.isfinite(t)):
         raise ValueError("t must be finite and >= 2")
@@ -107,6 +112,8 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx"):
     else:
         two_cg = 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
         out = two_cg + 4.0 * np.log(4.0 + np.log(t / 2.0))
+        if rule == "gaussian_glr":
+            out = 2.0 * out
     return float(out) if out.ndim == 0 else out
 
 

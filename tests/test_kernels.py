@@ -109,7 +109,7 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
         "ttts": lambda st: K.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta,
                                       max_samples),
         "ttucb": lambda st: K.ttucb_run(st, mu, sigma, delta, two_cg, K.TTUCB_UCB_COEF, 0.5,
-                                        max_samples),
+                                        max_samples, 1.0),
     }
 
 
@@ -314,7 +314,7 @@ def test_ttucb_matches_reference_in_distribution(mu):
     x = 0.5 * math.log((k - 1) / delta)
     cg_value = x + math.log(x)
     out = run_many(K.ttucb_run, n_runs, 51, mu, sigma, delta, 2 * cg_value, K.TTUCB_UCB_COEF,
-                   0.5, 10**9)
+                   0.5, 10**9, 1.0)
     rng = np.random.default_rng(51)
     ref = [ref_ttucb(rng, mu, sigma, delta, cg_value) for _ in range(n_runs)]
     _compare_means(out[:, 0], [r[0] for r in ref])

@@ -51,3 +51,21 @@ def test_validation():
         predicted_stopping_time("ttts", 0.0, 0.1)
     with pytest.raises(ValueError, match="cg"):
         ttucb_cg(1.0, "other")
+
+
+def test_ttucb_gaussian_glr_rule_continues_the_same_runs():
+    """Same seed, same sampling path: the stricter rule can only stop later, run by run."""
+    H = GaussianPrior.standard(2)
+    a = simulate("ttucb", H, 1.0, 0.1, 300, 3, max_samples=10**6)
+    b = simulate("ttucb", H, 1.0, 0.1, 300, 3, max_samples=10**6, ttucb_rule="gaussian_glr")
+    assert a.ttucb_rule == "printed" and b.ttucb_rule == "gaussian_glr"
+    assert np.all(b.stopping_times >= a.stopping_times)
+    assert np.mean(b.stopping_times > a.stopping_times) > 0.5
+    assert threshold("ttucb", 1e4, 0.1, rule="gaussian_glr") == pytest.approx(
+        2 * threshold("ttucb", 1e4, 0.1))
+    with pytest.raises(ValueError, match="ttucb_rule"):
+        simulate("ttts", H, 1.0, 0.1, 3, 0, ttucb_rule="printed")
+    with pytest.raises(ValueError, match="ttucb_rule"):
+        simulate("ttucb", H, 1.0, 0.1, 3, 0, ttucb_rule="other")
+    with pytest.raises(ValueError, match="rule"):
+        threshold("ttucb", 10.0, 0.1, rule="x")
