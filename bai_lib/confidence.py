@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["conf_width", "indifference_round", "stopping_time_cap"]
+__all__ = ["conf_log_term", "conf_width", "indifference_round", "stopping_time_cap"]
 
 
 def _check(delta: float, k: int, sigma: float) -> None:
@@ -28,6 +28,16 @@ def _check(delta: float, k: int, sigma: float) -> None:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
     if not (math.isfinite(float(sigma)) and float(sigma) > 0):
         raise ValueError(f"sigma must be finite and positive, got {sigma!r}")
+
+
+def conf_log_term(n, delta: float, k: int):
+    """The logarithm inside ``Conf``: :math:`\\log(6n^2 / ((\\delta^2/(2K))\\pi^2))` (vectorised)."""
+    _check(delta, k, 1.0)
+    n_arr = np.asarray(n, dtype=float)
+    if np.any(n_arr < 1) or not np.all(np.isfinite(n_arr)):
+        raise ValueError("n must be >= 1")
+    out = np.log(6.0 * n_arr**2 * 2.0 * k / (delta**2 * math.pi**2))
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def conf_width(n, sigma: float, delta: float, k: int):
@@ -46,10 +56,7 @@ def conf_width(n, sigma: float, delta: float, k: int):
     """
     _check(delta, k, sigma)
     n_arr = np.asarray(n, dtype=float)
-    if np.any(n_arr < 1) or not np.all(np.isfinite(n_arr)):
-        raise ValueError("n must be >= 1")
-    log_term = np.log(6.0 * n_arr**2 * 2.0 * k / (delta**2 * math.pi**2))
-    out = np.sqrt(2.0 * sigma**2 * log_term / n_arr)
+    out = np.sqrt(2.0 * sigma**2 * conf_log_term(n_arr, delta, k) / n_arr)
     return float(out) if np.ndim(out) == 0 else out
 
 

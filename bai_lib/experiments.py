@@ -26,6 +26,7 @@ __all__ = [
     "mean_ci",
     "ccdf",
     "running_mean",
+    "loglog_slope",
     "write_csv",
     "format_table",
 ]
@@ -147,6 +148,23 @@ def running_mean(x: np.ndarray) -> np.ndarray:
     """Mean of the first ``r`` values, for ``r = 1 .. len(x)`` (run order)."""
     x = np.asarray(x, dtype=float)
     return np.cumsum(x) / np.arange(1, x.size + 1)
+
+
+def loglog_slope(x, y) -> tuple[float, float, float]:
+    """Least-squares line through ``(log x, log y)``: ``(slope, intercept, slope standard error)``.
+
+    Used for every power-law check of the book (``τ ∝ gap^-2``, CCDF tails ``∝ x^-1/2``,
+    frontiers ``∝ N^-1``).
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 3:
+        raise ValueError("x and y must be 1-D arrays of the same length >= 3")
+    if not (np.all(np.isfinite(x) & (x > 0)) and np.all(np.isfinite(y) & (y > 0))):
+        raise ValueError("x and y must be finite and positive")
+    lx, ly = np.log(x), np.log(y)
+    (slope, intercept), cov = np.polyfit(lx, ly, 1, cov=True)
+    return float(slope), float(intercept), float(np.sqrt(cov[0, 0]))
 
 
 def _fmt(v) -> str:

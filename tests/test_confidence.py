@@ -46,3 +46,11 @@ def test_validation():
         conf_width(0, 1.0, 0.1, 2)
     with pytest.raises(ValueError, match="delta0"):
         indifference_round(0.1, 0.0, 2)
+
+
+def test_conf_log_term_is_the_log_inside_conf():
+    from bai_lib.confidence import conf_log_term
+
+    n = np.array([1, 7, 1000])
+    assert np.allclose(conf_width(n, 1.3, 0.05, 4) ** 2 * n / (2 * 1.3**2), conf_log_term(n, 0.05, 4))
+    assert conf_log_term(10, 0.1, 2) == pytest.approx(math.log(6 * 100 * 4 / (0.01 * math.pi**2)))

@@ -64,3 +64,18 @@ def test_run_experiment_uses_common_random_numbers_and_the_paper_settings():
     assert np.isnan(by["ttts"]["avg_ci_low"]) and not np.isnan(by["elimination"]["avg_ci_low"])
     with pytest.raises(ValueError, match="experiment"):
         run_experiment(3)
+
+
+def test_loglog_slope_recovers_a_power_law():
+    from bai_lib.experiments import loglog_slope
+
+    x = np.geomspace(1e-3, 1.0, 50)
+    slope, intercept, se = loglog_slope(x, 3.0 * x**-2)
+    assert slope == pytest.approx(-2.0) and intercept == pytest.approx(np.log(3.0)) and se < 1e-10
+    noisy = 3.0 * x**-2 * np.exp(np.random.default_rng(0).normal(0, 0.3, x.size))
+    s2, _, se2 = loglog_slope(x, noisy)
+    assert abs(s2 + 2.0) < 4 * se2 and se2 > 0
+    with pytest.raises(ValueError):
+        loglog_slope([1.0, 2.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        loglog_slope([1.0, 2.0, -1.0], [1.0, 2.0, 3.0])
