@@ -6,15 +6,18 @@ Layers
   :mod:`bai_lib.stopping` (TTTS/TTUCB thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
+- algorithm specifications: :mod:`bai_lib.algorithms` (options, conventions, kernel binding)
 - orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.experiments`,
   :mod:`bai_lib.trace`
 - presentation: :mod:`bai_lib.plotting`; published numbers: :mod:`bai_lib.published`
 """
 
 from . import bounds, published
+from .algorithms import TTTS, TTUCB, Elimination, NoElim
 from .priors import GaussianPrior, delta0
 from .simulation import SimulationResult, simulate
 
-__all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "bounds", "published"]
+__all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "Elimination", "NoElim",
+           "TTTS", "TTUCB", "bounds", "published"]
 
 __version__ = "0.1.0"

@@ -9,7 +9,9 @@ and published numbers live in :mod:`bai_lib.published`.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -17,12 +19,17 @@ import numpy as np
 from scipy import stats
 
 from . import published
+from .algorithms import Elimination, resolve
 from .priors import GaussianPrior
 
 __all__ = [
     "DEFAULT_SEED",
     "run_experiment",
     "comparison_rows",
+    "InstanceSets",
+    "instance_sets",
+    "empirical_percentile",
+    "heterogeneous_setting",
     "mean_ci",
     "ccdf",
     "running_mean",
@@ -40,8 +47,8 @@ def run_experiment(
     *,
     seed: int = DEFAULT_SEED,
     n_runs: int | None = None,
-    algorithms: Sequence[str] | None = None,
-    delta0_factor: float = 4.0,
+    algorithms=None,
+    delta0_factor: float | None = None,
     max_samples: int = 10**9,
     progress: bool | None = None,
 ) -> dict:
@@ -55,11 +62,12 @@ def run_experiment(
         Seed of every simulator (the same ``μ`` in run ``r`` for all algorithms).
     n_runs : int, optional
         Defaults to the paper's ``N = 1000``.
-    algorithms : sequence of str, optional
-        Defaults to the experiment's algorithms.
-    delta0_factor : float
-        ``Δ0 = δ / (factor · L(H))`` for elimination and NoElim (4 as printed in Algorithm 1,
-        1 as in the authors' released code).
+    algorithms : sequence or mapping, optional
+        Names or specifications (:mod:`bai_lib.algorithms`), or a mapping ``key -> name or
+        specification``. Defaults to the experiment's algorithms with default options.
+    delta0_factor : float, optional
+        ``Δ0 = δ / (factor · L(H))`` for every elimination algorithm that does not fix its own
+        ``Δ0`` (4 as printed in Algorithm 1, 1 as in the authors' released code of Experiment 2).
     max_samples : int
         Censoring level of a single run.
     progress : bool, optional
@@ -68,21 +76,27 @@ def run_experiment(
     Returns
     -------
     dict
-        ``algorithm -> SimulationResult``.
+        ``key -> SimulationResult``; the key is the name, the specification's name, or the
+        mapping's key.
     """
     from .simulation import simulate
 
-    if experiment not in published.EXPERIMENTS:
-        raise ValueError(f"experiment must be one of {sorted(published.EXPERIMENTS)}, got {experiment!r}")
+    if experiment not in (1, 2):
+        raise ValueError(f"experiment must be 1 or 2, got {experiment!r}")
     setting = published.EXPERIMENTS[experiment]
     prior = GaussianPrior.standard(setting["k"])
-    algs = tuple(algorithms) if algorithms is not None else setting["algorithms"]
+    algs = algorithms if algorithms is not None else setting["algorithms"]
+    if isinstance(algs, Mapping):
+        items = [(key, resolve(a)) for key, a in algs.items()]
+    else:
+        items = [(a if isinstance(a, str) else resolve(a).name, resolve(a)) for a in algs]
     n = setting["n_runs"] if n_runs is None else n_runs
     out = {}
-    for alg in algs:
-        opts = {"delta0_factor": delta0_factor} if alg in ("elimination", "noelim") else {}
-        out[alg] = simulate(alg, prior, setting["noise_std"], setting["delta"], n, seed,
-                            max_samples=max_samples, progress=progress, **opts)
+    for key, spec in items:
+        if delta0_factor is not None and isinstance(spec, Elimination) and spec.delta0 is None:
+            spec = dataclasses.replace(spec, delta0_factor=delta0_factor)
+        out[key] = simulate(spec, prior, setting["noise_std"], setting["delta"], n, seed,
+                            max_samples=max_samples, progress=progress)
     return out
 
 
@@ -95,25 +109,26 @@ def mean_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     return float(x.mean() - half), float(x.mean() + half)
 
 
-def comparison_rows(results: Mapping, table: int) -> list[dict]:
+def comparison_rows(results: Mapping, table: int, reading: str = "as_printed") -> list[dict]:
     """One row per algorithm: our summary next to the published row of ``table``.
 
-    Columns: ``algorithm``, ``avg``, ``avg_ci_low``, ``avg_ci_high`` (normal approximation, given
-    only for Algorithm 1 and NoElim, whose stopping times are bounded; ``nan`` for TTTS and
-    TTUCB, whose expected stopping time is infinite by Theorem 1), ``max``, ``median``,
-    ``q90``, ``q99``, ``error``, ``error_ci_low``, ``error_ci_high``, ``n_censored``, and the
-    published ``paper_avg``, ``paper_max``, ``paper_error`` (and ``paper_comp`` for Tables 3-4).
+    Columns: ``algorithm`` (the key in ``results``), ``avg``, ``avg_ci_low``, ``avg_ci_high``
+    (normal approximation, given only for algorithms with a bounded stopping time, Algorithm 1
+    and NoElim; ``nan`` for TTTS and TTUCB, whose expected stopping time is infinite by
+    Theorem 1), ``max``, ``median``, ``q90``, ``q99``, ``error``, ``error_ci_low``,
+    ``error_ci_high``, ``n_censored``, and the published ``paper_avg``, ``paper_max``,
+    ``paper_error`` (and ``paper_comp`` for Tables 3-4) of the algorithm's row under
+    ``reading`` (see :data:`bai_lib.published.READINGS`).
     """
     rows = []
-    for alg, res in results.items():
+    for key, res in results.items():
         s = res.summary()
-        s = s.as_dict() if hasattr(s, "as_dict") else dict(s)
-        pub = published.row(table, alg)
-        bounded = alg in ("elimination", "noelim")
+        pub = published.row(table, res.algorithm.name, reading)
+        bounded = res.algorithm.bounded
         lo, hi = mean_ci(res.stopping_times) if bounded else (math.nan, math.nan)
         elo, ehi = s["error_ci"]
         row = {
-            "algorithm": alg,
+            "algorithm": key,
             "avg": float(s["avg"]),
             "avg_ci_low": lo,
             "avg_ci_high": hi,
@@ -133,6 +148,107 @@ def comparison_rows(results: Mapping, table: int) -> list[dict]:
             row["paper_comp"] = pub.comp
         rows.append(row)
     return rows
+
+
+@dataclass(frozen=True)
+class InstanceSets:
+    """Summaries of ``n_sets`` independent instance sets of ``set_size`` runs each.
+
+    A published Avg or Max of a heavy-tailed stopping time is one draw from the distribution of
+    that statistic over instance sets; these arrays are a sample of that distribution, to place a
+    published number in it (:meth:`percentile`).
+
+    Attributes
+    ----------
+    result : SimulationResult
+        All ``n_sets * set_size`` runs; set ``s`` is runs ``s*set_size .. (s+1)*set_size - 1``.
+    avg, max, median, error : ndarray, shape (n_sets,)
+        Per-set mean, maximum and median stopping time, and error rate.
+    n_censored : ndarray of int, shape (n_sets,)
+        Censored runs per set (their truncated ``τ`` enters ``avg`` and ``max``).
+    """
+
+    result: object
+    set_size: int
+    avg: np.ndarray
+    max: np.ndarray
+    median: np.ndarray
+    error: np.ndarray
+    n_censored: np.ndarray
+
+    @property
+    def n_sets(self) -> int:
+        return int(self.avg.size)
+
+    def percentile(self, statistic: str, value: float) -> float:
+        """Mid-rank percentile of ``value`` among the sets' ``statistic`` (0 to 100)."""
+        return empirical_percentile(value, self._stat(statistic))
+
+    def _stat(self, statistic):
+        if statistic not in ("avg", "max", "median", "error"):
+            raise ValueError(f"statistic must be 'avg', 'max', 'median' or 'error', got {statistic!r}")
+        return getattr(self, statistic)
+
+
+def instance_sets(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_sets: int,
+                  set_size: int, seed: int, **simulate_options) -> InstanceSets:
+    """Run ``n_sets`` independent sets of ``set_size`` instances and summarise each set.
+
+    The sets are consecutive blocks of one :func:`bai_lib.simulate` call with ``n_sets *
+    set_size`` runs, so set 0 is exactly the ``set_size``-run table of the same seed and every
+    set is an independent draw of the instances and the rewards. ``simulate_options`` (e.g.
+    ``max_samples``, ``progress``) are passed on.
+    """
+    from .simulation import simulate
+
+    for name, v in (("n_sets", n_sets), ("set_size", set_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    res = simulate(algorithm, prior, noise_stds, delta, int(n_sets) * int(set_size), seed,
+                   **simulate_options)
+    tau = res.stopping_times.reshape(n_sets, set_size)
+    return InstanceSets(
+        result=res,
+        set_size=int(set_size),
+        avg=tau.mean(axis=1),
+        max=tau.max(axis=1),
+        median=np.median(tau, axis=1),
+        error=1.0 - res.correct.reshape(n_sets, set_size).mean(axis=1),
+        n_censored=res.censored.reshape(n_sets, set_size).sum(axis=1),
+    )
+
+
+def heterogeneous_setting(seed: int, k: int = 10) -> tuple[GaussianPrior, np.ndarray]:
+    """A fresh Experiment 3 setting: prior and noise levels drawn as in the released notebook.
+
+    Arm ``i`` gets prior mean ``m_i ~ N(0, 1)``, prior standard deviation ``ξ_i ~ U(0.5, 1.5)``
+    and noise standard deviation ``σ_i ~ U(0.5, 1.5)`` (arXiv appendix F.4; the ranges are in
+    ``bai_lib.published.EXPERIMENT3["hyper_draws"]``), from ``numpy.random.default_rng(seed)``.
+
+    Returns
+    -------
+    prior : GaussianPrior
+    noise_stds : ndarray, shape (k,)
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    ranges = published.EXPERIMENT3["hyper_draws"]
+    rng = np.random.default_rng(int(seed))
+    m = rng.normal(*ranges["prior_mean"], size=k)
+    xi = rng.uniform(*ranges["prior_std"], size=k)
+    sigma = rng.uniform(*ranges["noise_std"], size=k)
+    return GaussianPrior(m, xi), sigma
+
+
+def empirical_percentile(value: float, sample) -> float:
+    """Mid-rank percentile of ``value`` in ``sample``: ``100 (#{x < v} + #{x = v}/2) / n``."""
+    x = np.asarray(sample, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("sample must be a non-empty 1-D array")
+    v = float(value)
+    return float(100.0 * (np.count_nonzero(x < v) + 0.5 * np.count_nonzero(x == v)) / x.size)
 
 
 def ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

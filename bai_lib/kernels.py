@@ -46,6 +46,7 @@ __all__ = [
     "TTUCB_ALPHA",
     "TTUCB_S",
     "TTUCB_UCB_COEF",
+    "TTUCB_RELEASED_UCB_COEF",
     "TTTS_MAX_RESAMPLE",
     "conf_factor",
     "elimination_run",
@@ -68,14 +69,16 @@ STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored")
 #: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``, the
 #: form of the UCB leader in Jourdan & Degenne (2022), whose analysis needs
 #: ``alpha > 1`` and ``s > 1``.  The values below satisfy these conditions;
-#: they were not checked against the code used for the paper's Table 1.
+#: the released code uses a different bonus (:data:`TTUCB_RELEASED_UCB_COEF`).
 #: For ``k = 2`` the bonus barely matters: the challenger is the other arm
 #: and the per-leader tracking with ``beta = 1/2`` samples both arms about
 #: equally often whichever arm leads.
 TTUCB_ALPHA = 1.2
 TTUCB_S = 1.2
-#: Coefficient ``2 * alpha * (1 + s)`` of ``log t`` in the TTUCB bonus.
+#: Coefficient ``2 * alpha * (1 + s)`` of ``log t`` in the TTUCB bonus (Jourdan & Degenne).
 TTUCB_UCB_COEF = 2.0 * TTUCB_ALPHA * (1.0 + TTUCB_S)
+#: Coefficient of ``log(t + 1)`` in the squared bonus of the released TTUCB code.
+TTUCB_RELEASED_UCB_COEF = 4.0
 #: Number of posterior re-draws TTTS tries for a challenger (``k > 2``).
 TTTS_MAX_RESAMPLE = 100
 
@@ -92,6 +95,15 @@ _NBUF = 512
 
 
 @njit(cache=True, nogil=True)
+def _argmax(x):
+    best = 0
+    for i in range(1, x.size):
+        if x[i] > x[best]:
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
 def conf_factor(n, log_const):
     """Width factor ``c(n)`` with ``Conf(i, t) = sigma_i * c(N_i(t))``.
 
@@ -104,7 +116,8 @@ def conf_factor(n, log_const):
 
 
 @njit(cache=True, nogil=True)
-def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, check_every_round):
+def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, recommend_best,
+                    check_every_round):
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
     Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
@@ -121,8 +134,13 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, chec
     * if one arm is left the run stops and recommends it
       (:data:`STOP_SINGLE_ARM`);
     * otherwise ``Delta_safe = max_A UCB - max_A LCB`` and the run stops if
-      ``Delta_safe <= delta0``, recommending an active arm chosen uniformly
-      at random (:data:`STOP_INDIFFERENCE`).
+      ``Delta_safe <= delta0`` (:data:`STOP_INDIFFERENCE`), recommending an
+      active arm chosen uniformly at random (as printed in Algorithm 1 and
+      NoElim, and as released for Algorithm 1), or, with ``recommend_best``,
+      the arm with the largest empirical mean among the arms sampled in the
+      last round (the active arms for Algorithm 1, every arm for NoElim: the
+      rule of the released NoElim code).  The uniform draw comes after the
+      last reward, so the stopping times do not depend on this choice.
 
     With ``pull_all=True`` this is NoElim (Appendix, Algorithm NoElim): every
     arm is sampled in every round (``tau`` grows by ``k`` per round) while
@@ -143,6 +161,9 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, chec
         Censoring bound on the number of samples.
     pull_all : bool
         ``False`` for Algorithm 1, ``True`` for NoElim.
+    recommend_best : bool
+        Recommendation at the indifference stop: ``False`` uniform survivor,
+        ``True`` empirical best (see above).
     check_every_round : bool
         Evaluate ``c(n)`` exactly in every round (reference mode, used in
         tests).  With ``False`` the kernel first checks with
@@ -242,6 +263,15 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, chec
             if ucb > max_u:
                 max_u = ucb
         if max_u - max_l <= delta0:
+            if recommend_best:
+                if pull_all:
+                    best = _argmax(S)
+                else:
+                    best = act[0]
+                    for j in range(1, n_act):
+                        if means[act[j]] > means[best]:
+                            best = act[j]
+                return t, np.int64(best), False, STOP_INDIFFERENCE
             pick = np.intp(uniform(state) * n_act)
             if pick >= n_act:
                 pick = n_act - 1
@@ -251,15 +281,6 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, chec
 # ---------------------------------------------------------------------------
 # Top-Two Thompson Sampling
 # ---------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def _argmax(x):
-    best = 0
-    for i in range(1, x.size):
-        if x[i] > x[best]:
-            best = i
-    return best
 
 
 @njit(cache=True, nogil=True)
@@ -275,7 +296,20 @@ def _posterior_draw_argmax(state, pmean, psd):
 
 
 @njit(cache=True, nogil=True)
-def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
+def _posterior_draw_argmax_except(state, pmean, psd, leader):
+    best = -1
+    best_val = _NEG_INF
+    for i in range(pmean.size):
+        if i != leader:
+            v = pmean[i] + psd[i] * std_normal(state)
+            if best < 0 or v > best_val:
+                best_val = v
+                best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, released_challenger):
     """One run of Top-Two Thompson Sampling (Russo, 2016) with ``beta = 1/2``.
 
     Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
@@ -292,7 +326,14 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
       the leader, this arm is uniform on ``{0, 1}`` and independent of the
       past.  The kernel therefore samples a uniformly random arm, which is
       the same algorithm in distribution without drawing ``theta``.
-    * ``k > 2``: at most :data:`TTTS_MAX_RESAMPLE` re-draws are tried; if
+    * ``k > 2`` with ``released_challenger``: the challenger is the argmax,
+      over the arms other than the leader, of one fresh posterior draw (the
+      rule of the authors' released code, which masks the leader out of the
+      new draw).  It differs in law from re-drawing until the argmax
+      changes: it never needs more than one draw, but it favours arms that
+      are merely second in the posterior over arms likely to beat the leader.
+    * ``k > 2`` otherwise (Russo's rule): at most :data:`TTTS_MAX_RESAMPLE`
+      re-draws are tried; if
       none gives a different argmax (the leader's posterior probability of
       being best is then above ``1 - 1/100`` or so) the challenger is the arm
       most likely to beat the leader under the posterior,
@@ -311,6 +352,19 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
     ``log(t / delta)`` is increasing in ``t``, so the kernel compares with
     ``log(t_0 / delta)`` for the last refresh time ``t_0 <= t`` and computes
     the exact logarithm only when that lower bound is reached.
+
+    The posterior is the exact conjugate one above; the authors' released
+    code weights prior and data with swapped variances (correct only when
+    ``sigma_i = xi_i``), which is not reproduced.
+
+    Parameters
+    ----------
+    state, mu, sigma, delta, max_samples
+        As for :func:`elimination_run`.
+    prior_mean, prior_std : float64[k]
+        Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
+    released_challenger : bool
+        Challenger rule for ``k > 2`` (see above).
 
     Returns
     -------
@@ -386,6 +440,8 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
             leader = _posterior_draw_argmax(state, pmean, psd)
             if coin:
                 arm = leader
+            elif released_challenger:
+                arm = _posterior_draw_argmax_except(state, pmean, psd, leader)
             else:
                 arm = leader
                 for _ in range(TTTS_MAX_RESAMPLE):
@@ -427,12 +483,13 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples):
 
 
 @njit(cache=True, nogil=True)
-def ttucb_threshold(t, two_cg):
-    """``c(t, delta) = 2 C_G(log((k-1)/delta) / 2) + 4 log(4 + log(t/2))``.
+def ttucb_threshold(t, two_cg, log_shift):
+    """``c(t, delta) = 2 C_G(log((k-1)/delta) / 2) + 4 log(4 + log((t - log_shift)/2))``.
 
-    ``two_cg`` is the first term, computed once in Python.
+    ``two_cg`` is the first term, computed once by :func:`bai_lib.stopping.ttucb_two_cg`;
+    ``log_shift`` is 0 as printed in the paper's appendix and 1 in the released code.
     """
-    return two_cg + 4.0 * math.log(4.0 + math.log(t / 2.0))
+    return two_cg + 4.0 * math.log(4.0 + math.log((t - log_shift) / 2.0))
 
 
 @njit(cache=True, nogil=True)
@@ -448,57 +505,63 @@ def _ucb_leader(mh, b, s):
 
 
 @njit(cache=True, nogil=True)
-def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_scale):
+def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_shift, beta,
+              released_sampling, max_samples):
     """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
     a UCB-based top two algorithm").
 
-    Sampling rule, after one sample of each arm, at time ``t`` (total
+    ``var[i]`` is the variance the algorithm uses for arm ``i`` in its
+    statistics (``sigma_i^2``, or 1 for the released code, which ignores the
+    noise level); rewards always have standard deviation ``sigma[i]``.  With
+    ``v_i = var_i / N_i``, after one sample of each arm, at time ``t`` (total
     number of samples so far):
 
-    * leader ``B = argmax_i mu_hat_i + sqrt(ucb_coef * sigma_i^2 * log(t) / N_i)``
-      (UCB leader with exploration function ``g_u(t) = ucb_coef * log t``;
-      :data:`TTUCB_UCB_COEF` ``= 2 alpha (1 + s)``);
-    * challenger ``C = argmin_{j != B} (mu_hat_B - mu_hat_j)_+ /
-      sqrt(sigma_B^2/N_B + sigma_j^2/N_j)`` (transportation cost, "TC");
-    * tracking with ``beta``: ``L_B`` counts the steps at which ``B`` was
-      the leader (including this one) and ``N^B_j`` the samples of ``j``
-      taken while ``B`` was the leader; sample ``B`` if
-      ``N^B_B <= beta * L_B``, else ``C``.  (``K`` independent tracking
-      procedures, one per leader.)
+    * leader ``B = argmax_i mu_hat_i + sqrt(ucb_coef * log(t + ucb_shift) * v_i)``
+      (``ucb_coef = 4``, ``ucb_shift = 1`` in the released code;
+      :data:`TTUCB_UCB_COEF` ``= 2 alpha (1 + s)`` and ``ucb_shift = 0`` for the
+      exploration function ``g_u(t) = 2 alpha (1 + s) log t`` of Jourdan & Degenne);
+    * challenger ``C = argmin_{j != B} (mu_hat_B - mu_hat_j) / sqrt(v_B + v_j)``,
+      the transportation cost, with the positive part of the numerator
+      (Jourdan & Degenne) or without it (``released_sampling``: the released
+      code's ``np.max(x, 0)`` returns ``x``), ties to the lowest index;
+    * tracking with ``beta``: ``L_B`` counts the steps at which ``B`` was the
+      leader and ``N^B_B`` the samples of ``B`` taken while it was the
+      leader; sample ``B`` if ``N^B_B <= beta * L_B``, else ``C``.  Jourdan &
+      Degenne count the current step in ``L_B``; the released code does not,
+      and it also books the ``k`` initial samples under the leader of the
+      moment (``released_sampling``).
 
-    The bonus ``s * b_i`` with ``s = sqrt(ucb_coef log t)`` and
-    ``b_i = sqrt(sigma_i^2 / N_i)`` is linear in ``s``, so if the argmax is
-    the same at the two ends ``s_lo, s_hi`` of a block of times it is the
-    same for every ``t`` in the block and no logarithm is needed.
+    The bonus is linear in ``s = sqrt(ucb_coef log(t + ucb_shift))``, so if the
+    argmax is the same at the two ends ``s_lo, s_hi`` of a block of times it is
+    the same for every ``t`` in the block and no logarithm is needed.
 
-    Stopping rule (paper, Appendix "Experimental details"): stop at the first
-    ``t`` with ``min_{i != i_hat} (mu_hat_{i_hat} - mu_hat_i) /
-    sqrt(sigma_{i_hat}^2/N_{i_hat} + sigma_i^2/N_i) >= sqrt(c(t, delta))``
-    (:func:`ttucb_threshold`, with ``c`` replaced by ``max(c, 0)``), and
-    recommend the empirical best ``i_hat``.  ``c(t, delta)`` is increasing in
-    ``t``; it is checked first against its value at the last refresh time.
-    This is the rule as printed in the paper's appendix; note that the
-    Gaussian GLR statistic is half the square of the left-hand side, so a
-    GLR test ``Z >= c`` would read ``>= sqrt(2 c)`` in this form: the
-    kernel compares with ``sqrt(c_scale * c)``, ``c_scale = 1`` for the
-    printed rule and ``2`` for the GLR form.
+    Stopping rule: stop at the first ``t`` with
+    ``min_{i != i_hat} (mu_hat_{i_hat} - mu_hat_i) / sqrt(v_{i_hat} + v_i)
+    >= sqrt(c_scale * c(t, delta))`` (:func:`ttucb_threshold`, ``c`` replaced by
+    ``max(c, 0)``) and recommend the empirical best ``i_hat``.  ``c_scale = 2``
+    is the Gaussian GLR test ``Z >= c`` of Jourdan & Degenne and of the
+    released code (``Z`` is half the squared left-hand side); the paper's
+    appendix prints ``c_scale = 1``.  ``c(t, delta)`` is increasing in ``t``; it
+    is checked first against its value at the last refresh time.
 
     Parameters
     ----------
     state, mu, sigma, max_samples
         As for :func:`elimination_run`.
-    delta : float
-        Confidence level; not used by the kernel itself (it enters through
-        ``two_cg``), kept so that all kernels share their first arguments.
+    var : float64[k]
+        Variances used by the algorithm's statistics (see above).
     two_cg : float
         ``2 * C_G(log((k-1)/delta) / 2)``.
-    ucb_coef : float
-        Coefficient of ``log t`` in the squared UCB bonus (``sigma_i^2 = 1``).
+    c_scale : float
+        Multiplier of ``c(t, delta)``: 2 (GLR form, released) or 1 (as printed).
+    log_shift : float
+        ``t - log_shift`` inside ``log(. / 2)``: 1 (released) or 0 (as printed).
+    ucb_coef, ucb_shift : float
+        The UCB bonus ``sqrt(ucb_coef * log(t + ucb_shift) * v_i)``.
     beta : float
         Tracking proportion (1/2 in the paper's experiments).
-    c_scale : float
-        Multiplier of ``c(t, delta)`` in the stopping rule (1: as printed,
-        2: the Gaussian GLR statistic compared with ``c``).
+    released_sampling : bool
+        Tracking count, initial bookkeeping and challenger as in the released code.
 
     Returns
     -------
@@ -507,29 +570,42 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_sc
     k = mu.size
     S = np.zeros(k)
     N = np.zeros(k, dtype=np.int64)
-    mh = np.empty(k)
+    mh = np.zeros(k)
     v = np.empty(k)
     b = np.empty(k)
-    sig2 = sigma * sigma
+    lead_count = np.zeros(k, dtype=np.int64)
+    lead_pulls = np.zeros((k, k), dtype=np.int64)
     buf = np.empty(max(_NBUF, k))
     fill_normal(state, buf)
     pos = k
     for i in range(k):
+        if released_sampling:
+            # Leader of the moment before the i-th initial sample: arms not yet
+            # sampled count with mean 0 and bonus scale sqrt(var).
+            lead = 0
+            if i > 0:
+                s0 = math.sqrt(ucb_coef * math.log(i + ucb_shift))
+                best_val = _NEG_INF
+                for j in range(k):
+                    val = mh[j] + s0 * (b[j] if j < i else math.sqrt(var[j]))
+                    if val > best_val:
+                        best_val = val
+                        lead = j
+            lead_count[lead] += 1
+            lead_pulls[lead, i] += 1
         x = mu[i] + sigma[i] * buf[i]
         S[i] = x
         N[i] = 1
         mh[i] = x
-        v[i] = sig2[i]
-        b[i] = sigma[i]
+        v[i] = var[i]
+        b[i] = math.sqrt(var[i])
     # 1/(N_i + 1) and the matching bonus scale, prepared one pull ahead so
     # that the division and square root are off the critical path.
     inv_next = np.empty(k)
     b_next = np.empty(k)
     for i in range(k):
         inv_next[i] = 0.5
-        b_next[i] = math.sqrt(sig2[i] * 0.5)
-    lead_count = np.zeros(k, dtype=np.int64)
-    lead_pulls = np.zeros((k, k), dtype=np.int64)
+        b_next[i] = math.sqrt(var[i] * 0.5)
     t = np.int64(k)
     t_next = t
     c_lo = 0.0
@@ -538,11 +614,11 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_sc
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
-            c_lo = c_scale * ttucb_threshold(float(t), two_cg) - 1e-9
+            c_lo = c_scale * ttucb_threshold(float(t), two_cg, log_shift) - 1e-9
             if c_lo < 0.0:
                 c_lo = 0.0
-            s_lo = math.sqrt(ucb_coef * math.log(float(t)))
-            s_hi = math.sqrt(ucb_coef * math.log(float(t_next)))
+            s_lo = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
+            s_hi = math.sqrt(ucb_coef * math.log(float(t_next) + ucb_shift))
         if k == 2:
             best = 0 if mh[0] >= mh[1] else 1
             d = mh[0] - mh[1]
@@ -557,7 +633,7 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_sc
                         stop = False
                         break
         if stop:
-            c = c_scale * ttucb_threshold(float(t), two_cg)
+            c = c_scale * ttucb_threshold(float(t), two_cg, log_shift)
             if c < 0.0:
                 c = 0.0
             for i in range(k):
@@ -575,28 +651,34 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_sc
             e = b[0] - b[1]
             lead = 1 if d > s_lo * e else 0
             if (1 if d > s_hi * e else 0) != lead:
-                lead = 1 if d > math.sqrt(ucb_coef * math.log(float(t))) * e else 0
+                s_t = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
+                lead = 1 if d > s_t * e else 0
             chal = 1 - lead
         else:
             lead = _ucb_leader(mh, b, s_lo)
             if _ucb_leader(mh, b, s_hi) != lead:
-                lead = _ucb_leader(mh, b, math.sqrt(ucb_coef * math.log(float(t))))
+                lead = _ucb_leader(mh, b, math.sqrt(ucb_coef * math.log(float(t) + ucb_shift)))
             chal = -1
             best_cost = np.inf
             for j in range(k):
                 if j != lead:
                     d = mh[lead] - mh[j]
-                    if d < 0.0:
-                        d = 0.0
-                    cost = d * d / (v[lead] + v[j])
+                    if released_sampling:
+                        cost = d / math.sqrt(v[lead] + v[j])
+                    else:
+                        if d < 0.0:
+                            d = 0.0
+                        cost = d * d / (v[lead] + v[j])
                     if cost < best_cost:
                         best_cost = cost
                         chal = j
-        lead_count[lead] += 1
-        if lead_pulls[lead, lead] <= beta * lead_count[lead]:
-            arm = lead
+        if released_sampling:
+            take_leader = lead_pulls[lead, lead] <= beta * lead_count[lead]
+            lead_count[lead] += 1
         else:
-            arm = chal
+            lead_count[lead] += 1
+            take_leader = lead_pulls[lead, lead] <= beta * lead_count[lead]
+        arm = lead if take_leader else chal
         lead_pulls[lead, arm] += 1
         if pos == buf.size:
             fill_normal(state, buf)
@@ -607,8 +689,8 @@ def ttucb_run(state, mu, sigma, delta, two_cg, ucb_coef, beta, max_samples, c_sc
         N[arm] += 1
         inv = inv_next[arm]
         mh[arm] = S[arm] * inv
-        v[arm] = sig2[arm] * inv
+        v[arm] = var[arm] * inv
         b[arm] = b_next[arm]
         inv_next[arm] = 1.0 / (N[arm] + 1)
-        b_next[arm] = math.sqrt(sig2[arm] * inv_next[arm])
+        b_next[arm] = math.sqrt(var[arm] * inv_next[arm])
         t += 1

@@ -21,7 +21,7 @@ from scipy import integrate
 from scipy.special import ndtr
 from scipy.stats import norm
 
-__all__ = ["GaussianPrior", "delta0", "volume_ratio_mc"]
+__all__ = ["GaussianPrior", "L_released", "delta0", "volume_ratio_mc"]
 
 ArrayLike = Union[float, np.ndarray, list, tuple]
 
@@ -241,6 +241,20 @@ class GaussianPrior:
         from ._rng import prior_means
 
         return prior_means(self.means, self.stds, int(rng_or_seed), size)
+
+
+def L_released(prior: GaussianPrior) -> float:
+    """``L`` as computed by the authors' released code: :math:`\\sum_{i \\ne j} \\xi_i \\xi_j L_{ij}(H)`.
+
+    The released notebooks integrate ``φ((x - m_i)/ξ_i) φ((x - m_j)/ξ_j) ∏ Φ((x - m_s)/ξ_s)``,
+    i.e. the prior densities :math:`h_i(x) = φ((x-m_i)/ξ_i)/ξ_i` of Definition 1 without their
+    factor :math:`1/\\xi_i`. Each term is therefore :math:`\\xi_i\\xi_j L_{ij}(H)`; the two agree
+    when every :math:`\\xi_i = 1` (Experiments 1 and 2) and differ in Experiment 3.
+    """
+    if not isinstance(prior, GaussianPrior):
+        raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
+    xi = np.asarray(prior.stds, dtype=float)
+    return float((prior.L_matrix() * np.outer(xi, xi)).sum())
 
 
 def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:

@@ -40,23 +40,10 @@ import numpy as np
 
 from . import _rng
 from . import kernels as _k
+from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
-from .priors import delta0 as _delta0_of
-from .stopping import ttucb_cg
 
-__all__ = ["ALGORITHMS", "simulate", "SimulationResult", "ttucb_cg"]
-
-#: Algorithm names accepted by :func:`simulate`.
-ALGORITHMS = ("elimination", "noelim", "ttts", "ttucb")
-
-_USES_DELTA0 = ("elimination", "noelim")
-#: Stopping rules of TTUCB: multiplier of ``c(t, delta)`` (see :func:`bai_lib.kernels.ttucb_run`).
-_TTUCB_RULES = {"printed": 1.0, "gaussian_glr": 2.0}
-
-
-# ---------------------------------------------------------------------------
-# TTUCB constant C_G
-# ---------------------------------------------------------------------------
+__all__ = ["simulate", "SimulationResult"]
 
 
 def _clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -77,8 +64,9 @@ class SimulationResult:
 
     Attributes
     ----------
-    algorithm : str
-        One of :data:`ALGORITHMS`.
+    algorithm : Algorithm
+        The specification that was run (:mod:`bai_lib.algorithms`); a name
+        passed to :func:`simulate` is resolved to its default specification.
     prior : GaussianPrior
     noise_stds : ndarray, shape (k,)
         Known reward standard deviations ``sigma_i``.
@@ -89,10 +77,6 @@ class SimulationResult:
     seed : int
     max_samples : int
         Censoring bound in force.
-    cg : str or None
-        ``C_G`` variant for ``ttucb`` (``None`` otherwise).
-    ttucb_rule : str or None
-        Stopping rule of ``ttucb`` (``"printed"`` or ``"gaussian_glr"``; ``None`` otherwise).
     stopping_times : ndarray of int64
         Total number of samples ``tau`` of each run.
     recommendations : ndarray of int64
@@ -113,14 +97,13 @@ class SimulationResult:
         microsecond, excludes seeding).
     """
 
-    algorithm: str
+    algorithm: Algorithm
     prior: GaussianPrior
     noise_stds: np.ndarray
     delta: float
     delta0: Optional[float]
     seed: int
     max_samples: int
-    cg: Optional[str]
     stopping_times: np.ndarray
     recommendations: np.ndarray
     best_arms: np.ndarray
@@ -129,7 +112,6 @@ class SimulationResult:
     censored: np.ndarray
     stop_reasons: np.ndarray
     seconds: np.ndarray
-    ttucb_rule: Optional[str] = None
 
     @property
     def n_runs(self) -> int:
@@ -233,38 +215,18 @@ def _progress_enabled(progress) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _cost_keys(algorithm, means, noise_stds, delta0_value):
-    """Rough relative cost of each run, used only to order the work."""
-    k = means.shape[1]
-    best = np.argmax(means, axis=1)
-    top = means[np.arange(means.shape[0]), best]
-    gaps = top[:, None] - means
-    var = noise_stds[best][:, None] ** 2 + (noise_stds**2)[None, :]
-    floor = delta0_value if delta0_value is not None else 1e-12
-    g2 = np.maximum(gaps, floor) ** 2
-    per_arm = var / g2
-    per_arm[np.arange(means.shape[0]), best] = 0.0
-    if algorithm == "noelim":
-        return k * per_arm.max(axis=1)
-    return per_arm.sum(axis=1)
-
-
 def simulate(
-    algorithm: str,
+    algorithm,
     prior: GaussianPrior,
     noise_stds,
     delta: float,
     n_runs: int,
     seed: int,
     *,
-    delta0: Optional[float] = None,
-    delta0_factor: Optional[float] = None,
     max_samples: int = 10**9,
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
-    cg: Optional[str] = None,
-    ttucb_rule: Optional[str] = None,
     **options,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -275,12 +237,14 @@ def simulate(
 
     Parameters
     ----------
-    algorithm : {"elimination", "noelim", "ttts", "ttucb"}
-        ``"elimination"``: Algorithm 1 of the paper (Section 5);
-        ``"noelim"``: its no-elimination variant (Appendix, NoElim);
-        ``"ttts"``: Top-Two Thompson Sampling with Chernoff stopping;
-        ``"ttucb"``: TTUCB with its GLR stopping rule.  Semantics in
-        :mod:`bai_lib.kernels`.
+    algorithm : Algorithm or {"elimination", "noelim", "ttts", "ttucb"}
+        A specification from :mod:`bai_lib.algorithms` (``Elimination(...)``,
+        ``NoElim(...)``, ``TTTS(...)``, ``TTUCB(...)``), whose fields hold the
+        algorithm's options and conventions, or the name of one with default
+        options: ``"elimination"`` is Algorithm 1 of the paper (Section 5),
+        ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
+        Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping
+        rule of the authors' released code.
     prior : GaussianPrior
         Prior ``H`` on the arm means.
     noise_stds : float or sequence of float
@@ -293,14 +257,6 @@ def simulate(
     seed : int
         Non-negative integer; results depend only on ``seed`` and the other
         arguments, not on the threading parameters.
-    delta0 : float, optional
-        Indifference level ``Delta_0 > 0`` (``elimination``/``noelim``
-        only).  Default: ``bai_lib.priors.delta0(prior, delta,
-        factor=delta0_factor)``.
-    delta0_factor : float, optional
-        Divisor in ``Delta_0 = delta / (factor L(H))``; default 4 as printed
-        in Algorithm 1 (``elimination``/``noelim`` only; not together with
-        ``delta0``).
     max_samples : int, default 10**9
         Censoring bound on the samples of one run (``>= k``); see
         :mod:`bai_lib.kernels`.
@@ -312,14 +268,6 @@ def simulate(
     progress : bool, optional
         Show a tqdm progress bar on stderr.  Default: on unless the
         environment variable ``BAI_LIB_PROGRESS`` is ``"0"``.
-    cg : {"approx", "exact"}, optional
-        ``C_G`` variant of the TTUCB threshold (``ttucb`` only; default
-        ``"approx"``), see :func:`ttucb_cg`.
-    ttucb_rule : {"printed", "gaussian_glr"}, optional
-        TTUCB stopping rule (``ttucb`` only). ``"printed"`` (default) compares the
-        normalised gap with ``sqrt(c(t, delta))`` as in the paper's appendix;
-        ``"gaussian_glr"`` compares the Gaussian GLR statistic (half the squared
-        normalised gap) with ``c(t, delta)``, i.e. the gap with ``sqrt(2 c)``.
 
     Returns
     -------
@@ -329,12 +277,17 @@ def simulate(
     ------
     ValueError
         For any invalid argument or unknown option; the message names it.
+        Options of an algorithm (``delta0_factor``, ``threshold``, ...) are
+        fields of its specification, not keyword arguments of this function.
     """
     if options:
         name = sorted(options)[0]
-        raise ValueError(f"unknown option {name!r} for simulate()")
-    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+        raise ValueError(
+            f"unknown option {name!r} for simulate(); an algorithm's options are fields of its "
+            f"specification, e.g. simulate(Elimination(delta0_factor=1), ...) or "
+            f"simulate(TTUCB(threshold='printed'), ...)"
+        )
+    spec = resolve(algorithm)
     if not isinstance(prior, GaussianPrior):
         raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
     k = prior.k
@@ -372,49 +325,13 @@ def simulate(
     chunk_size = 1 if chunk_size is None else _int_param(chunk_size, "chunk_size", 1)
     show_progress = _progress_enabled(progress)
 
-    if algorithm in _USES_DELTA0:
-        if cg is not None:
-            raise ValueError(f"cg applies to 'ttucb' only, not to {algorithm!r}")
-        if delta0 is not None and delta0_factor is not None:
-            raise ValueError("give either delta0 or delta0_factor, not both")
-        if delta0 is not None:
-            d0 = _float_param(delta0, "delta0")
-            if not (math.isfinite(d0) and d0 > 0):
-                raise ValueError(f"delta0 must be a finite positive number, got {delta0!r}")
-        else:
-            factor = 4.0 if delta0_factor is None else _float_param(delta0_factor, "delta0_factor")
-            if not (math.isfinite(factor) and factor > 0):
-                raise ValueError(
-                    f"delta0_factor must be a finite positive number, got {delta0_factor!r}"
-                )
-            d0 = float(_delta0_of(prior, delta, factor=factor))
-    else:
-        if delta0 is not None:
-            raise ValueError(f"delta0 applies to 'elimination'/'noelim' only, not to {algorithm!r}")
-        if delta0_factor is not None:
-            raise ValueError(
-                f"delta0_factor applies to 'elimination'/'noelim' only, not to {algorithm!r}"
-            )
-        d0 = None
-        if algorithm == "ttucb":
-            cg = "approx" if cg is None else cg
-            if cg not in ("approx", "exact"):
-                raise ValueError(f"cg must be 'approx' or 'exact', got {cg!r}")
-            ttucb_rule = "printed" if ttucb_rule is None else ttucb_rule
-            if ttucb_rule not in _TTUCB_RULES:
-                raise ValueError(
-                    f"ttucb_rule must be one of {sorted(_TTUCB_RULES)}, got {ttucb_rule!r}"
-                )
-        elif cg is not None:
-            raise ValueError(f"cg applies to 'ttucb' only, not to {algorithm!r}")
-    if algorithm != "ttucb" and ttucb_rule is not None:
-        raise ValueError(f"ttucb_rule applies to 'ttucb' only, not to {algorithm!r}")
-
-    kernel = _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg, ttucb_rule)
+    bound = spec.bind(prior, sig, delta, max_samples)
+    kernel = bound.run
+    d0 = bound.delta0
 
     means = _rng.prior_means(prior.means, prior.stds, seed, n_runs)
     states = _rng.seed_states(seed, range(n_runs), _rng.STREAM_ALGO)
-    order = np.argsort(-_cost_keys(algorithm, means, sig, d0), kind="stable")
+    order = np.argsort(-bound.cost_keys(means), kind="stable")
 
     taus = np.empty(n_runs, dtype=np.int64)
     recs = np.empty(n_runs, dtype=np.int64)
@@ -431,7 +348,7 @@ def simulate(
     if show_progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=n_runs, desc=f"simulate {algorithm}", unit="run",
+        bar = tqdm(total=n_runs, desc=f"simulate {spec.name}", unit="run",
                    file=sys.stderr, leave=False)
 
     def worker():
@@ -475,34 +392,6 @@ def simulate(
         a.setflags(write=False)
     sig.setflags(write=False)
     return SimulationResult(
-        algorithm=algorithm, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
-        max_samples=max_samples, cg=cg if algorithm == "ttucb" else None,
-        ttucb_rule=ttucb_rule, **arrays,
+        algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
+        max_samples=max_samples, **arrays,
     )
-
-
-def _make_kernel(algorithm, prior, sig, delta, d0, max_samples, cg, ttucb_rule=None):
-    """Bind the algorithm's parameters; returns ``f(state, mu, max_samples=...)``."""
-    if algorithm in _USES_DELTA0:
-        pull_all = algorithm == "noelim"
-
-        def run(state, mu, max_samples=max_samples):
-            return _k.elimination_run(state, mu, sig, delta, d0, max_samples, pull_all, False)
-
-    elif algorithm == "ttts":
-        pm = np.ascontiguousarray(prior.means, dtype=np.float64)
-        ps = np.ascontiguousarray(prior.stds, dtype=np.float64)
-
-        def run(state, mu, max_samples=max_samples):
-            return _k.ttts_run(state, mu, sig, pm, ps, delta, max_samples)
-
-    else:
-        two_cg = 2.0 * ttucb_cg(0.5 * math.log((prior.k - 1) / delta), cg)
-        c_scale = _TTUCB_RULES[ttucb_rule]
-
-        def run(state, mu, max_samples=max_samples):
-            return _k.ttucb_run(
-                state, mu, sig, delta, two_cg, _k.TTUCB_UCB_COEF, 0.5, max_samples, c_scale
-            )
-
-    return run

@@ -6,9 +6,13 @@ frequentist baselines. Written for two arms with equal noise :math:`\\sigma`, bo
 .. math:: \\frac{(\\hat\\mu_1 - \\hat\\mu_2)^2}{\\sigma^2(1/N_1 + 1/N_2)} \\ge \\beta(t),
 
 with :math:`\\beta(t) = 2\\log(t/\\delta)` for TTTS (Chernoff's GLR with :math:`C = 1`,
-:math:`\\alpha = 1`) and :math:`\\beta(t) = c(t, \\delta) = 2C_G(\\tfrac12\\log\\frac{k-1}{\\delta})
-+ 4\\log(4 + \\log\\frac t2)` for TTUCB (the rule as printed, which compares the normalised gap
-with :math:`\\sqrt{c}`). With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so a run
+:math:`\\alpha = 1`) and :math:`\\beta(t) = s\\,c(t, \\delta)`,
+:math:`c(t,\\delta) = 2C_G(\\tfrac12\\log\\frac{k-1}{\\delta}) + 4\\log(4 + \\log\\frac{t - a}{2})`,
+for TTUCB. The appendix prints :math:`s = 1` (normalised gap against :math:`\\sqrt c`) and
+:math:`a = 0`; the authors' released code uses :math:`s = 2` (normalised gap against
+:math:`\\sqrt{2c}`, the Gaussian GLR test of Jourdan & Degenne) and :math:`a = 1`. Both
+conventions are in :data:`TTUCB_THRESHOLDS` and :data:`TTUCB_LOG_TERMS`; the released ones are
+the defaults. With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so a run
 on an instance with gap :math:`g` ends near the fixed point :math:`t = 4\\sigma^2\\beta(t)/g^2`,
 which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 1.
 """
@@ -19,7 +23,16 @@ import math
 
 import numpy as np
 
-__all__ = ["ttucb_cg", "threshold", "predicted_stopping_time", "gap_for_stopping_time"]
+__all__ = ["TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg", "ttucb_two_cg", "threshold",
+           "predicted_stopping_time", "gap_for_stopping_time"]
+
+#: TTUCB threshold conventions: multiplier ``s`` of ``c(t, δ)`` on the squared normalised gap.
+#: ``"released"``: 2 (gap against ``sqrt(2c)``, the released code and Jourdan & Degenne's GLR
+#: test); ``"printed"``: 1 (gap against ``sqrt(c)``, as printed in the paper's appendix).
+TTUCB_THRESHOLDS = {"released": 2.0, "printed": 1.0}
+#: TTUCB ``log`` term conventions: the shift ``a`` in ``log((t - a)/2)``; ``"released"``: 1
+#: (the released code evaluates ``log((T-1)/2)`` with ``T`` samples taken), ``"printed"``: 0.
+TTUCB_LOG_TERMS = {"released": 1.0, "printed": 0.0}
 
 
 def ttucb_cg(x: float, method: str = "approx") -> float:
@@ -69,9 +82,17 @@ def ttucb_cg(x: float, method: str = "approx") -> float:
     return float(min(res.fun, vals[j]))
 
 
-# ---------------------------------------------------------------------------
-# Result container
-# ---------------------------------------------------------------------------
+def ttucb_two_cg(k: int, delta: float, cg: str = "approx") -> float:
+    """The constant term ``2 C_G(log((k-1)/δ) / 2)`` of TTUCB's ``c(t, δ)``, computed once per run set."""
+    _check_common("ttucb", delta, k)
+    return 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
+
+
+def _choice(value, options, name):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {sorted(options)}, got {value!r}")
+    return value
+
 
 
 def _check_common(algorithm: str, delta: float, k: int) -> None:
@@ -83,7 +104,8 @@ def _check_common(algorithm: str, delta: float, k: int) -> None:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
 
 
-def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx", rule: str = "printed"):
+def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx",
+              rule: str = "released", log_term: str = "released"):
     """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
 
     Parameters
@@ -97,32 +119,34 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx", r
         Number of arms (enters TTUCB's :math:`C_G` term).
     cg : {"approx", "exact"}
         Variant of :func:`ttucb_cg` for TTUCB.
-    rule : {"printed", "gaussian_glr"}
-        TTUCB rule: ``c`` as printed, or ``2c`` when the Gaussian GLR statistic is compared
-        with ``c`` (see :func:`bai_lib.simulate`).
+    rule : {"released", "printed"}
+        TTUCB threshold convention (:data:`TTUCB_THRESHOLDS`): ``2c`` (released) or ``c``.
+    log_term : {"released", "printed"}
+        TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
     """
     _check_common(algorithm, delta, k)
-    if rule not in ("printed", "gaussian_glr"):
-        raise ValueError(f"rule must be 'printed' or 'gaussian_glr', got {rule!r}")
+    _choice(rule, TTUCB_THRESHOLDS, "rule")
+    _choice(log_term, TTUCB_LOG_TERMS, "log_term")
     t = np.asarray(t, dtype=float)
     if np.any(t < 2) or not np.all(np.isfinite(t)):
         raise ValueError("t must be finite and >= 2")
     if algorithm == "ttts":
         out = 2.0 * np.log(t / delta)
     else:
-        two_cg = 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
-        out = two_cg + 4.0 * np.log(4.0 + np.log(t / 2.0))
-        if rule == "gaussian_glr":
-            out = 2.0 * out
+        shift = TTUCB_LOG_TERMS[log_term]
+        out = TTUCB_THRESHOLDS[rule] * (ttucb_two_cg(k, delta, cg)
+                                        + 4.0 * np.log(4.0 + np.log((t - shift) / 2.0)))
     return float(out) if out.ndim == 0 else out
 
 
-def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.0, cg: str = "approx"):
+def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.0, cg: str = "approx",
+                            rule: str = "released"):
     """Fixed point of :math:`t = 4\\sigma^2\\beta(t)/g^2` for two equally sampled arms.
 
     A noise-free caricature of a run on an instance with gap ``g``: it ignores the random
     fluctuation of the empirical gap, but captures the :math:`\\log(1/\\delta)/g^2` scaling.
-    Solved by fixed-point iteration (the map is a contraction for :math:`t \\ge 2`).
+    Solved by fixed-point iteration (the map is a contraction for :math:`t \\ge 2`). ``cg`` and
+    ``rule`` select the TTUCB convention as in :func:`threshold`.
     """
     g = np.asarray(gap, dtype=float)
     if np.any(g <= 0) or not np.all(np.isfinite(g)):
@@ -131,7 +155,7 @@ def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.
         raise ValueError(f"sigma must be finite and positive, got {sigma!r}")
     t = np.full(g.shape, 1e3)
     for _ in range(200):
-        t_new = np.maximum(4.0 * sigma**2 * threshold(algorithm, np.maximum(t, 2.0), delta, 2, cg) / g**2, 2.0)
+        t_new = np.maximum(4.0 * sigma**2 * threshold(algorithm, np.maximum(t, 2.0), delta, 2, cg, rule) / g**2, 2.0)
         if np.allclose(t_new, t, rtol=1e-13, atol=0):
             t = t_new
             break
@@ -139,8 +163,9 @@ def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.
     return float(t) if t.ndim == 0 else t
 
 
-def gap_for_stopping_time(algorithm: str, t, delta: float, sigma: float = 1.0, cg: str = "approx"):
+def gap_for_stopping_time(algorithm: str, t, delta: float, sigma: float = 1.0, cg: str = "approx",
+                          rule: str = "released"):
     """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""
     tt = np.asarray(t, dtype=float)
-    out = np.sqrt(4.0 * sigma**2 * threshold(algorithm, tt, delta, 2, cg) / tt)
+    out = np.sqrt(4.0 * sigma**2 * threshold(algorithm, tt, delta, 2, cg, rule) / tt)
     return float(out) if out.ndim == 0 else out

@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bai_lib import _rng  # noqa: E402
+from bai_lib.algorithms import ALGORITHMS  # noqa: E402
 from bai_lib.priors import GaussianPrior  # noqa: E402
 from bai_lib.simulation import simulate  # noqa: E402
 
@@ -104,10 +105,10 @@ def main(argv=None):
     total = 0.0
     for label, k, delta, alg, factor, max_samples in ROWS:
         prior = GaussianPrior.standard(k)
-        kw = {"delta0_factor": factor} if factor is not None else {}
+        spec = ALGORITHMS[alg](delta0_factor=factor) if factor is not None else alg
         t0 = time.perf_counter()
-        res = simulate(alg, prior, 1.0, delta, args.n_runs, args.seed, n_threads=n_threads,
-                       max_samples=max_samples, **kw)
+        res = simulate(spec, prior, 1.0, delta, args.n_runs, args.seed, n_threads=n_threads,
+                       max_samples=max_samples)
         wall = time.perf_counter() - t0
         total += wall
         samples = int(res.stopping_times.sum())

@@ -79,3 +79,64 @@ def test_loglog_slope_recovers_a_power_law():
         loglog_slope([1.0, 2.0], [1.0, 2.0])
     with pytest.raises(ValueError):
         loglog_slope([1.0, 2.0, -1.0], [1.0, 2.0, 3.0])
+
+
+def test_instance_sets_are_blocks_of_one_seed():
+    from bai_lib import GaussianPrior, simulate
+    from bai_lib.experiments import instance_sets
+
+    H = GaussianPrior.standard(2)
+    sets = instance_sets("elimination", H, 1.0, 0.1, 4, 50, 7, progress=False)
+    first = simulate("elimination", H, 1.0, 0.1, 50, 7, progress=False)
+    assert sets.n_sets == 4 and sets.set_size == 50
+    assert sets.avg[0] == first.stopping_times.mean() and sets.max[0] == first.stopping_times.max()
+    assert sets.error[0] == first.error_rate
+    tau = sets.result.stopping_times.reshape(4, 50)
+    np.testing.assert_array_equal(sets.median, np.median(tau, axis=1))
+    # independent sets differ
+    assert len(set(sets.avg.tolist())) == 4
+    assert sets.percentile("avg", sets.avg.max() + 1) == 100.0
+    assert sets.percentile("avg", sets.avg.min()) == 12.5
+    with pytest.raises(ValueError, match="statistic"):
+        sets.percentile("mean", 1.0)
+    with pytest.raises(ValueError, match="n_sets"):
+        instance_sets("elimination", H, 1.0, 0.1, 0, 50, 7)
+
+
+def test_empirical_percentile_mid_rank():
+    from bai_lib.experiments import empirical_percentile
+
+    assert empirical_percentile(2.0, [1.0, 2.0, 3.0, 4.0]) == 37.5
+    assert empirical_percentile(0.0, [1.0, 2.0]) == 0.0
+    with pytest.raises(ValueError, match="sample"):
+        empirical_percentile(1.0, [])
+
+
+def test_comparison_rows_swapped_reading():
+    from bai_lib.experiments import comparison_rows, run_experiment
+    from bai_lib import TTUCB
+
+    res = run_experiment(1, n_runs=20, max_samples=10**5, progress=False,
+                         algorithms={"ttts": "ttts", "ttucb_printed": TTUCB(threshold="printed")})
+    assert list(res) == ["ttts", "ttucb_printed"]
+    rows = {r["algorithm"]: r for r in comparison_rows(res, 1, reading="swapped")}
+    assert rows["ttts"]["paper_avg"] == 1.95e5 and rows["ttts"]["paper_error"] == 0.005
+    assert rows["ttucb_printed"]["paper_avg"] == 1.56e5
+
+
+def test_heterogeneous_setting_draws_in_the_released_ranges():
+    from bai_lib.experiments import heterogeneous_setting
+
+    prior, sigma = heterogeneous_setting(3)
+    prior2, sigma2 = heterogeneous_setting(3)
+    assert prior == prior2 and np.array_equal(sigma, sigma2)
+    assert prior.k == 10 and sigma.shape == (10,)
+    assert np.all((prior.stds >= 0.5) & (prior.stds <= 1.5))
+    assert np.all((sigma >= 0.5) & (sigma <= 1.5))
+    assert heterogeneous_setting(4)[0] != prior
+    means = np.array([heterogeneous_setting(s, 4)[0].means for s in range(400)]).ravel()
+    assert abs(means.mean()) < 0.15 and 0.85 < means.std() < 1.15
+    with pytest.raises(ValueError, match="seed"):
+        heterogeneous_setting(-1)
+    with pytest.raises(ValueError, match="k"):
+        heterogeneous_setting(1, k=1)

@@ -40,7 +40,8 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     n_star = first_indifference_round(k, delta, delta0)
     mu = np.zeros(k)
     sigma = np.ones(k)
-    out = run_many(K.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False)
+    out = run_many(K.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False,
+                   False)
     tau, rec, cens, reason = out.T
     assert not cens.any()
     normal = (reason == K.STOP_INDIFFERENCE) & (tau == k * n_star)
@@ -59,7 +60,7 @@ def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
     out = run_many(K.elimination_run, 100, 5, np.zeros(k), np.ones(k), delta, delta0, 10**9,
-                   True, False)
+                   True, False, False)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
     # NoElim samples every arm until the indifference round, eliminations or not.
@@ -76,8 +77,8 @@ def test_elimination_block_check_matches_exact_every_round():
         delta0 = float(rng.choice([0.05, 0.2, 0.6]))
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
-        fast = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False)
-        ref = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, True)
+        fast = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False)
+        ref = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True)
         assert fast == ref
 
 
@@ -103,13 +104,13 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
     return {
         "elimination": lambda st: K.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
-                                                    False, False),
+                                                    False, False, False),
         "noelim": lambda st: K.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
-                                               True, False),
+                                               True, False, False),
         "ttts": lambda st: K.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta,
-                                      max_samples),
-        "ttucb": lambda st: K.ttucb_run(st, mu, sigma, delta, two_cg, K.TTUCB_UCB_COEF, 0.5,
-                                        max_samples, 1.0),
+                                      max_samples, False),
+        "ttucb": lambda st: K.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
+                                        True, max_samples),
     }
 
 
@@ -151,7 +152,7 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     sigma = np.ones(4)
     for r in range(5):
         tau, rec, cens, reason = K.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
-                                            np.ones(4), 1e-12, 20000)
+                                            np.ones(4), 1e-12, 20000, False)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000
 
@@ -274,7 +275,8 @@ def test_elimination_matches_reference_in_distribution():
     mu = np.array([0.0, 1.0, 1.6])
     sigma = np.array([1.0, 1.5, 1.0])
     delta, delta0, n_runs = 0.1, 0.6, 300
-    out = run_many(K.elimination_run, n_runs, 31, mu, sigma, delta, delta0, 10**9, False, False)
+    out = run_many(K.elimination_run, n_runs, 31, mu, sigma, delta, delta0, 10**9, False, False,
+                   False)
     rng = np.random.default_rng(31)
     ref = [ref_elimination(rng, mu, sigma, delta, delta0) for _ in range(n_runs)]
     _compare_means(out[:, 0], [r[0] for r in ref])
@@ -285,7 +287,8 @@ def test_noelim_matches_reference_in_distribution():
     mu = np.array([0.0, 0.8, 1.4])
     sigma = np.ones(3)
     delta, delta0, n_runs = 0.1, 0.6, 300
-    out = run_many(K.elimination_run, n_runs, 32, mu, sigma, delta, delta0, 10**9, True, False)
+    out = run_many(K.elimination_run, n_runs, 32, mu, sigma, delta, delta0, 10**9, True, False,
+                   False)
     rng = np.random.default_rng(32)
     ref = [ref_elimination(rng, mu, sigma, delta, delta0, pull_all=True) for _ in range(n_runs)]
     _compare_means(out[:, 0], [r[0] for r in ref])
@@ -298,7 +301,7 @@ def test_ttts_matches_reference_in_distribution(mu):
     sigma = np.ones(k)
     m, xi = np.zeros(k), np.ones(k)
     delta, n_runs = 0.1, 300
-    out = run_many(K.ttts_run, n_runs, 41, mu, sigma, m, xi, delta, 10**9)
+    out = run_many(K.ttts_run, n_runs, 41, mu, sigma, m, xi, delta, 10**9, False)
     rng = np.random.default_rng(41)
     ref = [ref_ttts(rng, mu, sigma, m, xi, delta) for _ in range(n_runs)]
     _compare_means(out[:, 0], [r[0] for r in ref])
@@ -313,8 +316,8 @@ def test_ttucb_matches_reference_in_distribution(mu):
     delta, n_runs = 0.1, 300
     x = 0.5 * math.log((k - 1) / delta)
     cg_value = x + math.log(x)
-    out = run_many(K.ttucb_run, n_runs, 51, mu, sigma, delta, 2 * cg_value, K.TTUCB_UCB_COEF,
-                   0.5, 10**9, 1.0)
+    out = run_many(K.ttucb_run, n_runs, 51, mu, sigma, sigma**2, 2 * cg_value, 1.0, 0.0,
+                   K.TTUCB_UCB_COEF, 0.0, 0.5, False, 10**9)
     rng = np.random.default_rng(51)
     ref = [ref_ttucb(rng, mu, sigma, delta, cg_value) for _ in range(n_runs)]
     _compare_means(out[:, 0], [r[0] for r in ref])

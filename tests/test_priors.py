@@ -171,3 +171,35 @@ def test_other_validation():
         H.sample_means(-3, 10)
     with pytest.raises(ValueError, match="k must"):
         GaussianPrior.standard(1)
+
+
+def test_L_released_is_the_unnormalised_integral():
+    from scipy import integrate
+    from scipy.stats import norm
+
+    from bai_lib.priors import L_released
+
+    m, xi = np.array([0.1, -0.4, 0.7]), np.array([0.6, 1.4, 0.9])
+    H = GaussianPrior(m, xi)
+    direct = 0.0
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                s = [x for x in range(3) if x not in (i, j)][0]
+                f = lambda x: (norm.pdf((x - m[i]) / xi[i]) * norm.pdf((x - m[j]) / xi[j])
+                               * norm.cdf((x - m[s]) / xi[s]))
+                direct += integrate.quad(f, -np.inf, np.inf, epsabs=0, epsrel=1e-12)[0]
+    assert L_released(H) == pytest.approx(direct, rel=1e-8)
+    assert L_released(H) != pytest.approx(H.L(), rel=0.05)
+    assert L_released(GaussianPrior.standard(4)) == pytest.approx(GaussianPrior.standard(4).L())
+
+
+def test_L_released_reproduces_the_released_experiment3_delta0():
+    from bai_lib import published
+    from bai_lib.priors import L_released
+
+    e = published.EXPERIMENT3
+    H = GaussianPrior(e["prior_means"], e["prior_stds"])
+    # the notebook's parameters are printed to 8 digits
+    assert e["delta"] / (4 * L_released(H)) == pytest.approx(e["released_delta0"], rel=1e-6)
+    assert delta0(H, e["delta"]) != pytest.approx(e["released_delta0"], rel=0.05)

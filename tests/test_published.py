@@ -33,3 +33,25 @@ def test_row_validation():
         published.row(7, "ttts")
     with pytest.raises(ValueError, match="algorithm"):
         published.row(2, "ttts")
+
+
+def test_swapped_reading_exchanges_avg_max_comp_but_not_error():
+    for t in (1, 3):
+        for a, b in [("ttts", "ttucb"), ("ttucb", "ttts")]:
+            s, p = published.row(t, a, "swapped"), published.row(t, b)
+            assert (s.avg, s.max, s.comp) == (p.avg, p.max, p.comp)
+            assert s.error == published.row(t, a).error
+        assert published.row(t, "elimination", "swapped") == published.row(t, "elimination")
+    assert published.row(1, "ttts", "swapped").avg == 1.95e5
+    with pytest.raises(ValueError, match="reading"):
+        published.row(1, "ttts", "mirrored")
+    with pytest.raises(ValueError, match="Tables 1 and 3"):
+        published.row(2, "elimination", "swapped")
+
+
+def test_experiment3_setting_is_complete():
+    e = published.EXPERIMENT3
+    for key in ("prior_means", "prior_stds", "noise_stds"):
+        assert len(e[key]) == e["k"] == 10
+    assert all(0.5 <= x <= 1.5 for x in e["prior_stds"] + e["noise_stds"])
+    assert set(published.EXPERIMENT3_OUTPUTS) == {"elimination", "ttucb"}

@@ -13,7 +13,9 @@ import pytest
 
 from bai_lib import _rng
 from bai_lib.priors import GaussianPrior, delta0
-from bai_lib.simulation import ALGORITHMS, SimulationResult, simulate, ttucb_cg
+from bai_lib.algorithms import ALGORITHMS, TTUCB, Elimination, NoElim
+from bai_lib.simulation import SimulationResult, simulate
+from bai_lib.stopping import ttucb_cg
 
 REPO = Path(__file__).resolve().parents[1]
 H2 = GaussianPrior.standard(2)
@@ -88,7 +90,7 @@ def test_summary_and_repr():
     r1 = repr(res)
     r2 = repr(simulate("elimination", H2, 1.0, 0.1, 300, 3, n_threads=1))
     assert r1 == r2
-    assert "0x" not in r1 and "seconds" not in r1 and "elimination" in r1
+    assert "0x" not in r1 and "seconds" not in r1 and "Elimination(" in r1
 
 
 def test_clopper_pearson_interval_values():
@@ -176,8 +178,8 @@ def test_identical_under_numba_num_threads():
 def test_huge_gap_instances_are_solved(algorithm):
     # Prior concentrated on a 10-sigma gap.
     prior = GaussianPrior([0.0, 10.0, -4.0], [1e-3, 1e-3, 1e-3])
-    kw = {"delta0": 0.1} if algorithm in ("elimination", "noelim") else {}
-    res = simulate(algorithm, prior, 1.0, 0.05, 300, 1, **kw)
+    spec = ALGORITHMS[algorithm](delta0=0.1) if algorithm in ("elimination", "noelim") else algorithm
+    res = simulate(spec, prior, 1.0, 0.05, 300, 1)
     assert res.correct.all()
     assert res.stopping_times.max() <= 60
     assert not res.censored.any()
@@ -221,13 +223,13 @@ def test_elimination_k10_poe():
 def test_delta0_defaults_and_overrides():
     a = simulate("elimination", H2, 1.0, 0.1, 20, 1)
     assert a.delta0 == pytest.approx(0.1 / (4 * H2.L()))
-    b = simulate("elimination", H2, 1.0, 0.1, 20, 1, delta0_factor=1.0)
+    b = simulate(Elimination(delta0_factor=1.0), H2, 1.0, 0.1, 20, 1)
     assert b.delta0 == pytest.approx(0.1 / H2.L())
-    c = simulate("noelim", H2, 1.0, 0.1, 20, 1, delta0=0.3)
+    c = simulate(NoElim(delta0=0.3), H2, 1.0, 0.1, 20, 1)
     assert c.delta0 == 0.3
     # A larger Delta_0 never delays stopping (same rewards, earlier indifference).
-    d = simulate("elimination", H2, 1.0, 0.1, 200, 1, delta0=0.3)
-    e = simulate("elimination", H2, 1.0, 0.1, 200, 1, delta0=0.05)
+    d = simulate(Elimination(delta0=0.3), H2, 1.0, 0.1, 200, 1)
+    e = simulate(Elimination(delta0=0.05), H2, 1.0, 0.1, 200, 1)
     assert np.all(d.stopping_times <= e.stopping_times)
 
 
@@ -255,8 +257,8 @@ def test_ttucb_cg_exact_and_approx():
 
 def test_ttucb_exact_cg_stops_no_earlier():
     a = simulate("ttucb", H2, 1.0, 0.1, 200, 4, max_samples=10**6)
-    b = simulate("ttucb", H2, 1.0, 0.1, 200, 4, max_samples=10**6, cg="exact")
-    assert a.cg == "approx" and b.cg == "exact"
+    b = simulate(TTUCB(cg="exact"), H2, 1.0, 0.1, 200, 4, max_samples=10**6)
+    assert a.algorithm.cg == "approx" and b.algorithm.cg == "exact"
     # Same sampling path, larger threshold: every run stops later or at the same time.
     assert np.all(b.stopping_times >= a.stopping_times)
     assert np.any(b.stopping_times > a.stopping_times)
@@ -265,8 +267,8 @@ def test_ttucb_exact_cg_stops_no_earlier():
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_censoring(algorithm):
     prior = GaussianPrior([0.0, 0.0, 0.0], [0.01, 0.01, 0.01])
-    kw = {"delta0": 1e-4} if algorithm in ("elimination", "noelim") else {}
-    res = simulate(algorithm, prior, 1.0, 0.01, 50, 2, max_samples=40, **kw)
+    spec = ALGORITHMS[algorithm](delta0=1e-4) if algorithm in ("elimination", "noelim") else algorithm
+    res = simulate(spec, prior, 1.0, 0.01, 50, 2, max_samples=40)
     assert res.censored.all()
     assert np.all(res.stopping_times <= 40)
     assert np.all(res.stop_reasons == "censored")
@@ -328,22 +330,31 @@ BAD_CALLS = [
     (dict(seed=True), "seed"),
     (dict(seed="1"), "seed"),
     (dict(max_samples=1), "max_samples"),
-    (dict(delta0=0.0), "delta0"),
-    (dict(delta0=-1.0), "delta0"),
-    (dict(delta0=float("inf")), "delta0"),
-    (dict(delta0_factor=0.0), "delta0_factor"),
-    (dict(delta0_factor=float("nan")), "delta0_factor"),
-    (dict(delta0=0.1, delta0_factor=2.0), "delta0"),
+    (dict(delta0=0.1), "delta0"),
     (dict(algorithm="ttts", delta0=0.1), "delta0"),
     (dict(algorithm="ttucb", delta0_factor=1.0), "delta0_factor"),
     (dict(algorithm="ttts", cg="exact"), "cg"),
-    (dict(algorithm="elimination", cg="approx"), "cg"),
-    (dict(algorithm="ttucb", cg="fast"), "cg"),
+    (dict(algorithm="ttucb", ttucb_rule="printed"), "ttucb_rule"),
+    (dict(algorithm=Elimination), "algorithm"),
     (dict(n_threads=0), "n_threads"),
     (dict(chunk_size=0), "chunk_size"),
     (dict(progress="yes"), "progress"),
     (dict(colour="red"), "colour"),
 ]
+
+
+@pytest.mark.parametrize("spec,name", [
+    (lambda: Elimination(delta0=0.0), "delta0"),
+    (lambda: Elimination(delta0=-1.0), "delta0"),
+    (lambda: Elimination(delta0=float("inf")), "delta0"),
+    (lambda: NoElim(delta0_factor=0.0), "delta0_factor"),
+    (lambda: NoElim(delta0_factor=float("nan")), "delta0_factor"),
+    (lambda: Elimination(delta0=0.1, delta0_factor=2.0), "delta0"),
+    (lambda: TTUCB(cg="fast"), "cg"),
+])
+def test_spec_validation(spec, name):
+    with pytest.raises(ValueError, match=name):
+        spec()
 
 
 @pytest.mark.parametrize("override,name", BAD_CALLS)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from bai_lib import GaussianPrior, simulate
+from bai_lib import TTUCB, GaussianPrior, simulate
 from bai_lib.stopping import gap_for_stopping_time, predicted_stopping_time, threshold, ttucb_cg
 
 
@@ -14,7 +14,9 @@ def test_thresholds_match_the_appendix_formulas():
     assert threshold("ttts", t, delta) == pytest.approx(2 * math.log(t / delta))
     x = 0.5 * math.log(1 / delta)
     expected = 2 * (x + math.log(x)) + 4 * math.log(4 + math.log(t / 2))
-    assert threshold("ttucb", t, delta) == pytest.approx(expected)
+    assert threshold("ttucb", t, delta, rule="printed", log_term="printed") == pytest.approx(expected)
+    released = 2 * (2 * (x + math.log(x)) + 4 * math.log(4 + math.log((t - 1) / 2)))
+    assert threshold("ttucb", t, delta) == pytest.approx(released)
     assert threshold("ttucb", t, delta, cg="exact") > threshold("ttucb", t, delta)
     arr = threshold("ttts", np.array([10.0, 100.0]), delta)
     assert arr.shape == (2,) and arr[1] > arr[0]
@@ -53,19 +55,15 @@ def test_validation():
         ttucb_cg(1.0, "other")
 
 
-def test_ttucb_gaussian_glr_rule_continues_the_same_runs():
+def test_ttucb_released_threshold_continues_the_same_runs():
     """Same seed, same sampling path: the stricter rule can only stop later, run by run."""
     H = GaussianPrior.standard(2)
-    a = simulate("ttucb", H, 1.0, 0.1, 300, 3, max_samples=10**6)
-    b = simulate("ttucb", H, 1.0, 0.1, 300, 3, max_samples=10**6, ttucb_rule="gaussian_glr")
-    assert a.ttucb_rule == "printed" and b.ttucb_rule == "gaussian_glr"
+    a = simulate(TTUCB(threshold="printed"), H, 1.0, 0.1, 300, 3, max_samples=10**6)
+    b = simulate("ttucb", H, 1.0, 0.1, 300, 3, max_samples=10**6)
+    assert a.algorithm.threshold == "printed" and b.algorithm.threshold == "released"
     assert np.all(b.stopping_times >= a.stopping_times)
     assert np.mean(b.stopping_times > a.stopping_times) > 0.5
-    assert threshold("ttucb", 1e4, 0.1, rule="gaussian_glr") == pytest.approx(
-        2 * threshold("ttucb", 1e4, 0.1))
-    with pytest.raises(ValueError, match="ttucb_rule"):
-        simulate("ttts", H, 1.0, 0.1, 3, 0, ttucb_rule="printed")
-    with pytest.raises(ValueError, match="ttucb_rule"):
-        simulate("ttucb", H, 1.0, 0.1, 3, 0, ttucb_rule="other")
     with pytest.raises(ValueError, match="rule"):
         threshold("ttucb", 10.0, 0.1, rule="x")
+    with pytest.raises(ValueError, match="log_term"):
+        threshold("ttucb", 10.0, 0.1, log_term="x")

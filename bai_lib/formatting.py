@@ -1,0 +1,99 @@
+"""Numbers formatted for people, and result tables as pandas DataFrames (presentation layer).
+
+The book's tables show counts with thousands separators or three significant digits (never
+e-notation), rates in percent and intervals as ``[a, b]``. :func:`table` builds a
+:class:`pandas.DataFrame` of such strings that myst-nb renders as an HTML table; pandas is
+imported only when a table is built, so the core library does not depend on it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping, Sequence
+
+__all__ = ["count", "rate", "interval", "number", "table"]
+
+_SUFFIX = ((1e9, "billion"), (1e6, "million"))
+
+
+def _finite(x, name="value"):
+    x = float(x)
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def count(x) -> str:
+    """A count or a number of samples: ``12,352`` below one million, ``1.13 million`` above.
+
+    Non-integers below one million keep three significant digits (``1,235.6`` → ``1,236``);
+    ``nan`` gives ``"–"``.
+    """
+    v = _finite(x)
+    if v is None:
+        return "–"
+    a = abs(v)
+    for scale, word in _SUFFIX:
+        if a >= scale:
+            return f"{v / scale:.3g} {word}"
+    if a >= 100 or v == int(v):
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def number(x, digits: int = 3) -> str:
+    """A real number with ``digits`` significant digits and no e-notation (``0.000123``)."""
+    v = _finite(x)
+    if v is None:
+        return "–"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6:
+        return count(v)
+    decimals = max(digits - 1 - int(math.floor(math.log10(abs(v)))), 0)
+    return f"{v:,.{decimals}f}"
+
+
+def rate(x, digits: int = 1) -> str:
+    """A fraction as a percentage: ``0.016`` → ``1.6%``; ``nan`` gives ``"–"``."""
+    v = _finite(x)
+    if v is None:
+        return "–"
+    return f"{100 * v:.{digits}f}%"
+
+
+def interval(lo, hi, fmt: Callable[[float], str] = number) -> str:
+    """``[lo, hi]`` with both ends formatted by ``fmt`` (``"–"`` if either end is ``nan``)."""
+    if _finite(lo) is None or _finite(hi) is None:
+        return "–"
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def table(rows: Sequence[Mapping], columns: Mapping[str, tuple], index: str | None = None):
+    """A DataFrame of formatted strings.
+
+    Parameters
+    ----------
+    rows : sequence of mappings
+        One mapping per table row.
+    columns : mapping
+        ``header -> (key, formatter)``; ``formatter(row[key])`` gives the cell. ``key`` may be a
+        tuple of keys, then ``formatter(*values)`` (e.g. an interval).
+    index : str, optional
+        Header of the column to use as the row index (shown in bold by the HTML renderer).
+    """
+    import pandas as pd
+
+    data = {}
+    for header, (key, fmt) in columns.items():
+        keys = key if isinstance(key, tuple) else (key,)
+        data[header] = [fmt(*(r[k] for k in keys)) for r in rows]
+    df = pd.DataFrame(data)
+    if index is not None:
+        if index not in data:
+            raise ValueError(f"index must be one of the headers, got {index!r}")
+        df = df.set_index(index)
+        df.index.name = None
+    return df

@@ -1,0 +1,314 @@
+"""The released-code and printed conventions of each algorithm, against plain numpy implementations.
+
+Each reference below is written from the rule as stated (the paper's appendix, or the
+authors' released code as described in :mod:`bai_lib.algorithms`), in plain Python/numpy. The
+deterministic algorithms (elimination, NoElim, TTUCB) draw their rewards from the same
+generator stream as the compiled kernels, so every run must agree exactly: same stopping time,
+same recommendation. TTTS randomises its sampling, so its reference uses numpy's generator and
+is compared in distribution.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bai_lib import TTTS, TTUCB, Elimination, GaussianPrior, NoElim, simulate
+from bai_lib import _rng
+from bai_lib import kernels as K
+from bai_lib.algorithms import ALGORITHMS, resolve
+from bai_lib.stopping import threshold, ttucb_cg
+
+
+class Stream:
+    """Standard normals in the order the kernels consume them (buffer of ``max(512, k)``)."""
+
+    def __init__(self, state, k):
+        self.state = state
+        self.buf = np.empty(max(512, k))
+        self.pos = self.buf.size
+
+    def take(self, n):
+        if self.pos + n > self.buf.size:
+            _rng.fill_normal(self.state, self.buf)
+            self.pos = 0
+        out = self.buf[self.pos:self.pos + n].copy()
+        self.pos += n
+        return out
+
+
+def conf(n, k, delta, sigma):
+    return sigma * math.sqrt(2 * math.log(6 * n**2 / ((delta**2 / (2 * k)) * math.pi**2)) / n)
+
+
+def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend):
+    """Algorithm 1 / NoElim; the indifference recommendation as printed or as released."""
+    k = mu.size
+    stream = Stream(state, k)
+    active = list(range(k))
+    sums = np.zeros(k)
+    n = t = 0
+    while True:
+        pulled = list(range(k)) if pull_all else list(active)
+        z = stream.take(len(pulled))
+        for j, i in enumerate(pulled):
+            sums[i] += mu[i] + sigma[i] * z[j]
+        t += len(pulled)
+        n += 1
+        mean = sums / n
+        ucb = {i: mean[i] + conf(n, k, delta, sigma[i]) for i in active}
+        lcb = {i: mean[i] - conf(n, k, delta, sigma[i]) for i in active}
+        max_lcb = max(lcb.values())
+        active = [i for i in active if ucb[i] > max_lcb]
+        if len(active) == 1:
+            return t, active[0]
+        if max(ucb[i] for i in active) - max_lcb <= delta0:
+            if recommend == "empirical_best":
+                return t, max(pulled, key=lambda i: (mean[i], -i))
+            return t, active[min(int(_rng.uniform(state) * len(active)), len(active) - 1)]
+
+
+def ref_ttucb_released(state, mu, sigma, delta, noise_aware):
+    """TTUCB as in the released code: check, sample, update, until the check passes."""
+    k = mu.size
+    var = sigma**2 if noise_aware else np.ones(k)
+    stream = Stream(state, k)
+    n = np.zeros(k)
+    m = np.zeros(k)
+    width = np.sqrt(var)
+    ucb = np.full(k, np.inf)
+    n_la = np.zeros((k, k))
+    led = np.zeros(k)
+    x = 0.5 * math.log((k - 1) / delta)
+    two_cg = 2 * (x + math.log(x))
+    T = 0
+    while True:
+        if n.min() > 0:
+            best = int(np.argmax(m))
+            w = min((m[best] - m[j]) / math.sqrt(var[best] / n[best] + var[j] / n[j])
+                    for j in range(k) if j != best)
+            c = two_cg + 4 * math.log(4 + math.log((T - 1) / 2))
+            if w >= math.sqrt(2 * c):
+                return T, best
+        lead = int(np.argmax(ucb))
+        if n.min() == 0:
+            a = int(np.argmin(n))
+        elif 0.5 * led[lead] < n_la[lead, lead]:
+            cost = [np.inf if j == lead else
+                    (m[lead] - m[j]) / math.sqrt(var[lead] / n[lead] + var[j] / n[j])
+                    for j in range(k)]
+            a = int(np.argmin(cost))
+        else:
+            a = lead
+        n_la[lead, a] += 1
+        led[lead] += 1
+        r = mu[a] + sigma[a] * stream.take(1)[0]
+        m[a] = (r + n[a] * m[a]) / (n[a] + 1)
+        n[a] += 1
+        T += 1
+        width[a] = math.sqrt(var[a] / n[a])
+        ucb = m + width * math.sqrt(4 * math.log(T + 1))
+
+
+def ref_ttucb_printed(state, mu, sigma, delta):
+    """TTUCB with the printed threshold sqrt(c), log(t/2), and Jourdan & Degenne's sampling."""
+    k = mu.size
+    stream = Stream(state, k)
+    n = np.ones(k)
+    sums = mu + sigma * stream.take(k)
+    led = np.zeros(k)
+    n_la = np.zeros((k, k))
+    x = 0.5 * math.log((k - 1) / delta)
+    t = k
+    while True:
+        mh = sums / n
+        v = sigma**2 / n
+        best = int(np.argmax(mh))
+        c = 2 * (x + math.log(x)) + 4 * math.log(4 + math.log(t / 2))
+        if min((mh[best] - mh[i]) / math.sqrt(v[best] + v[i]) for i in range(k) if i != best) \
+                >= math.sqrt(c):
+            return t, best
+        lead = int(np.argmax(mh + np.sqrt(K.TTUCB_UCB_COEF * math.log(t) * v)))
+        cost = [np.inf if j == lead else max(mh[lead] - mh[j], 0) / math.sqrt(v[lead] + v[j])
+                for j in range(k)]
+        led[lead] += 1
+        arm = lead if n_la[lead, lead] <= 0.5 * led[lead] else int(np.argmin(cost))
+        n_la[lead, arm] += 1
+        sums[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+        n[arm] += 1
+        t += 1
+
+
+def kernel_runs(spec, mu, sigma, delta, seed, n_runs, prior=None):
+    prior = prior or GaussianPrior(np.zeros(mu.size), np.ones(mu.size))
+    run = resolve(spec).bind(prior, np.asarray(sigma, float), delta, 10**9).run
+    return [run(_rng.seed_state(seed, r, 1), mu) for r in range(n_runs)]
+
+
+INSTANCES = [
+    (np.array([0.0, 0.35]), np.array([1.0, 1.0])),
+    (np.array([0.2, -0.1, 0.75, 0.45]), np.array([1.3, 0.7, 1.0, 0.9])),
+]
+
+
+@pytest.mark.parametrize("mu, sigma", INSTANCES)
+@pytest.mark.parametrize("spec", [Elimination(delta0=0.6),
+                                  Elimination(delta0=0.6, recommend="empirical_best"),
+                                  NoElim(delta0=0.6), NoElim(delta0=0.6, recommend="empirical_best")])
+def test_elimination_conventions_match_reference_run_for_run(spec, mu, sigma):
+    delta = 0.1
+    ours = kernel_runs(spec, mu, sigma, delta, 11, 150)
+    ref = [ref_elimination(_rng.seed_state(11, r, 1), mu, sigma, delta, 0.6,
+                           isinstance(spec, NoElim), spec.recommend) for r in range(150)]
+    assert [(int(o[0]), int(o[1])) for o in ours] == ref
+    # the recommendation rule is exercised: some runs end with the indifference stop
+    assert sum(o[3] == K.STOP_INDIFFERENCE for o in ours) >= 10
+
+
+def test_empirical_best_only_changes_the_recommendation():
+    H = GaussianPrior.standard(4)
+    a = simulate(NoElim(delta0=0.5), H, 1.0, 0.2, 1000, 5, progress=False)
+    b = simulate(NoElim(delta0=0.5, recommend="empirical_best"), H, 1.0, 0.2, 1000, 5,
+                 progress=False)
+    np.testing.assert_array_equal(a.stopping_times, b.stopping_times)
+    ind = a.stop_reasons == "indifference"
+    assert ind.sum() > 100
+    # at an indifference stop the empirical best is right at least as often as a uniform survivor
+    assert b.correct[ind].mean() > a.correct[ind].mean()
+    np.testing.assert_array_equal(a.recommendations[~ind], b.recommendations[~ind])
+
+
+@pytest.mark.parametrize("noise_aware", [True, False])
+@pytest.mark.parametrize("mu, sigma", INSTANCES)
+def test_ttucb_released_matches_reference_run_for_run(mu, sigma, noise_aware):
+    delta = 0.1
+    spec = TTUCB(noise_aware=noise_aware)
+    ours = kernel_runs(spec, mu, sigma, delta, 21, 120)
+    ref = [ref_ttucb_released(_rng.seed_state(21, r, 1), mu, sigma, delta, noise_aware)
+           for r in range(120)]
+    assert [(int(o[0]), int(o[1])) for o in ours] == ref
+
+
+@pytest.mark.parametrize("mu, sigma", INSTANCES)
+def test_ttucb_printed_matches_reference_run_for_run(mu, sigma):
+    delta = 0.1
+    ours = kernel_runs(TTUCB.as_printed(), mu, sigma, delta, 22, 120)
+    ref = [ref_ttucb_printed(_rng.seed_state(22, r, 1), mu, sigma, delta) for r in range(120)]
+    assert [(int(o[0]), int(o[1])) for o in ours] == ref
+
+
+def test_ttucb_released_threshold_stops_later_on_the_same_instances():
+    """On shared random numbers the sqrt(2c) rule can only continue a run that sqrt(c) stops;
+    on a standard normal prior the median grows by a factor close to 2 (the 1/g^2 law)."""
+    H = GaussianPrior.standard(2)
+    printed = simulate(TTUCB(threshold="printed"), H, 1.0, 0.1, 600, 3, max_samples=10**7,
+                       progress=False)
+    released = simulate(TTUCB(), H, 1.0, 0.1, 600, 3, max_samples=10**7, progress=False)
+    assert np.all(released.stopping_times >= printed.stopping_times)
+    ratio = np.median(released.stopping_times) / np.median(printed.stopping_times)
+    assert 1.6 < ratio < 2.6, ratio
+    assert threshold("ttucb", 1e4, 0.1, rule="released") == pytest.approx(
+        2 * threshold("ttucb", 1e4, 0.1, rule="printed"))
+
+
+def test_ttucb_log_term_conventions():
+    x = 0.5 * math.log(1 / 0.1)
+    two_cg = 2 * ttucb_cg(x)
+    for t in (3.0, 10.0, 1e6):
+        assert threshold("ttucb", t, 0.1, log_term="released", rule="printed") == pytest.approx(
+            two_cg + 4 * math.log(4 + math.log((t - 1) / 2)))
+        assert threshold("ttucb", t, 0.1, log_term="printed", rule="printed") == pytest.approx(
+            two_cg + 4 * math.log(4 + math.log(t / 2)))
+
+
+def ref_ttts(rng, mu, sigma, m, xi, delta, challenger):
+    """TTTS with beta = 1/2: one posterior draw for the leader, then Russo's re-drawing or the
+    released rule (argmax over the other arms of one fresh draw)."""
+    k = mu.size
+    n = np.ones(k)
+    sums = rng.normal(mu, sigma)
+    t = k
+    while True:
+        mh = sums / n
+        best = int(np.argmax(mh))
+        var = sigma**2 / n
+        if min((mh[best] - mh[b]) ** 2 / (2 * (var[best] + var[b]))
+               for b in range(k) if b != best) >= math.log(t / delta):
+            return t, best
+        prec = 1 / xi**2 + n / sigma**2
+        pmean = (m / xi**2 + sums / sigma**2) / prec
+        psd = 1 / np.sqrt(prec)
+        leader = int(np.argmax(rng.normal(pmean, psd)))
+        arm = leader
+        if rng.random() < 0.5:
+            if challenger == "released":
+                draw = rng.normal(pmean, psd)
+                draw[leader] = -np.inf
+                arm = int(np.argmax(draw))
+            else:
+                draws = np.argmax(rng.normal(pmean, psd, size=(K.TTTS_MAX_RESAMPLE, k)), axis=1)
+                other = draws[draws != leader]
+                if other.size:
+                    arm = int(other[0])
+                else:
+                    score = [np.inf if j == leader else
+                             (pmean[leader] - pmean[j]) / math.hypot(psd[leader], psd[j])
+                             for j in range(k)]
+                    arm = int(np.argmin(score))
+        sums[arm] += rng.normal(mu[arm], sigma[arm])
+        n[arm] += 1
+        t += 1
+
+
+@pytest.mark.parametrize("challenger", ["released", "resample"])
+def test_ttts_challenger_rules_match_reference_in_distribution(challenger):
+    mu = np.array([0.0, 0.4, 0.8, 0.1])
+    sigma = np.array([1.0, 0.8, 1.2, 1.0])
+    m, xi = np.array([0.0, 0.2, 0.1, 0.0]), np.array([1.0, 0.7, 1.3, 1.0])
+    prior = GaussianPrior(m, xi)
+    delta, n_runs = 0.2, 300
+    ours = np.array(kernel_runs(TTTS(challenger=challenger), mu, sigma, delta, 31, n_runs, prior),
+                    dtype=np.int64)
+    rng = np.random.default_rng(31)
+    ref = np.array([ref_ttts(rng, mu, sigma, m, xi, delta, challenger) for _ in range(n_runs)])
+    assert stats.ks_2samp(ours[:, 0], ref[:, 0]).pvalue > 1e-3
+    for q in (0.25, 0.5, 0.75):
+        lo, hi = sorted(np.quantile(ref[:, 0], [q - 0.08, q + 0.08]))
+        assert lo <= np.quantile(ours[:, 0], q) <= hi
+    assert abs((ours[:, 1] == 2).mean() - (ref[:, 1] == 2).mean()) < 0.1
+
+
+def test_specs_validate_their_options():
+    for bad, name in [(dict(threshold="sqrt"), "threshold"), (dict(log_term=1), "log_term"),
+                      (dict(sampling="x"), "sampling"), (dict(cg="fast"), "cg"),
+                      (dict(beta=1.0), "beta"), (dict(beta=0), "beta"),
+                      (dict(noise_aware="yes"), "noise_aware")]:
+        with pytest.raises(ValueError, match=name):
+            TTUCB(**bad)
+    with pytest.raises(ValueError, match="challenger"):
+        TTTS(challenger="first")
+    with pytest.raises(ValueError, match="recommend"):
+        NoElim(recommend="best")
+    with pytest.raises(ValueError, match="delta0_factor"):
+        Elimination(delta0_factor=-1)
+    with pytest.raises(ValueError, match="not both"):
+        Elimination(delta0=0.1, delta0_factor=2)
+    with pytest.raises(ValueError, match="delta0_factor"):
+        simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 3, 0, delta0_factor=1)
+    with pytest.raises(ValueError, match="algorithm"):
+        simulate("ucb", GaussianPrior.standard(2), 1.0, 0.1, 3, 0)
+
+
+def test_names_resolve_to_default_specs_and_results_carry_them():
+    assert set(ALGORITHMS) == {"elimination", "noelim", "ttts", "ttucb"}
+    H = GaussianPrior.standard(2)
+    for name, cls in ALGORITHMS.items():
+        res = simulate(name, H, 1.0, 0.2, 5, 1, progress=False)
+        assert res.algorithm == cls() and res.algorithm.name == name
+    a = simulate("ttucb", H, 1.0, 0.1, 200, 9, progress=False)
+    b = simulate(TTUCB(threshold="released", log_term="released", sampling="released"), H, 1.0,
+                 0.1, 200, 9, progress=False)
+    np.testing.assert_array_equal(a.stopping_times, b.stopping_times)
+    assert TTUCB().label == "TTUCB"
+    assert TTUCB(threshold="printed").label == "TTUCB (threshold=printed)"

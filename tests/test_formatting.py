@@ -1,0 +1,44 @@
+"""People-facing number formats of the book's tables."""
+
+import math
+
+import pytest
+
+from bai_lib import formatting as F
+
+
+def test_count():
+    assert F.count(235030) == "235,030"
+    assert F.count(12351.6) == "12,352"
+    assert F.count(1.13e8) == "113 million"
+    assert F.count(2.2e9) == "2.2 billion"
+    assert F.count(7) == "7"
+    assert F.count(37.5) == "37.5"
+    assert F.count(float("nan")) == "–"
+    assert "e" not in F.count(123456789012)
+    with pytest.raises(ValueError, match="finite"):
+        F.count(math.inf)
+
+
+def test_number_rate_interval():
+    assert F.number(0.000123456) == "0.000123"
+    assert F.number(3.14159) == "3.14"
+    assert F.number(1234.5) == "1,234"
+    assert F.number(0) == "0"
+    assert F.rate(0.016) == "1.6%"
+    assert F.rate(0.0) == "0.0%"
+    assert F.rate(0.0125, 2) == "1.25%"
+    assert F.interval(0.0087, 0.0259, F.rate) == "[0.9%, 2.6%]"
+    assert F.interval(float("nan"), 1.0) == "–"
+
+
+def test_table_builds_formatted_frame():
+    rows = [{"alg": "a", "avg": 12351.6, "lo": 0.01, "hi": 0.02},
+            {"alg": "b", "avg": 1.5e8, "lo": 0.0, "hi": 0.004}]
+    df = F.table(rows, {"": ("alg", str), "Avg": ("avg", F.count),
+                        "Error CI": (("lo", "hi"), lambda a, b: F.interval(a, b, F.rate))}, index="")
+    assert list(df.columns) == ["Avg", "Error CI"]
+    assert df.loc["b", "Avg"] == "150 million"
+    assert df.loc["a", "Error CI"] == "[1.0%, 2.0%]"
+    with pytest.raises(ValueError, match="index"):
+        F.table(rows, {"Avg": ("avg", F.count)}, index="x")
