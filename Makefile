@@ -8,7 +8,7 @@ JB_FLAGS := --builder html -W -n --keep-going
 # Notebook runs must never write progress bars into stored outputs.
 export BAI_LIB_PROGRESS := 0
 
-.PHONY: help venv book test unit nbval reproduce bench lock clean
+.PHONY: help venv book test unit nbval reproduce bench lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
@@ -16,6 +16,7 @@ help:
 	@echo "make reproduce  re-execute every notebook from its .md source, then rebuild the book"
 	@echo "make bench      print simulator throughput figures (benchmarks/)"
 	@echo "make lock       re-pin requirements.lock from the current .venv"
+	@echo "make screenshots  full-page PNGs of every page at 1280 and 400 px -> _build/screenshots"
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +47,10 @@ reproduce: $(STAMP)
 
 bench: $(STAMP)
 	BAI_LIB_PROGRESS=1 $(BIN)/python benchmarks/bench_simulators.py
+
+screenshots: book
+	$(BIN)/python scripts/screenshots.py 1280
+	$(BIN)/python scripts/screenshots.py 400
 
 lock: $(STAMP)
 	(echo "# Exact pins of the whole stack (Python 3.11). Regenerate with: make lock"; \

@@ -13,7 +13,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 
 import numpy as np
 from scipy import stats
@@ -35,7 +35,6 @@ __all__ = [
     "running_mean",
     "loglog_slope",
     "write_csv",
-    "format_table",
 ]
 
 #: Seed used by every chapter unless stated otherwise.
@@ -303,23 +302,3 @@ def write_csv(rows: Iterable[Mapping], path: str | Path) -> Path:
         for r in rows:
             w.writerow({k: _fmt(r.get(k, "")) for k in fields})
     return path
-
-
-def format_table(rows: Sequence[Mapping], columns: Sequence[str], headers: Sequence[str] | None = None) -> str:
-    """A fixed-width text table of selected columns (3 significant digits for floats)."""
-    headers = list(headers) if headers is not None else list(columns)
-    if len(headers) != len(columns):
-        raise ValueError("headers and columns must have the same length")
-
-    def cell(v):
-        if isinstance(v, (float, np.floating)):
-            v = float(v)
-            return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
-        if isinstance(v, (int, np.integer)) and abs(int(v)) >= 10**5:
-            return f"{float(v):.3e}"
-        return str(v)
-
-    body = [[cell(r[c]) for c in columns] for r in rows]
-    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(headers)]
-    line = lambda items: "  ".join(s.rjust(w) for s, w in zip(items, widths))
-    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(b) for b in body])

@@ -67,12 +67,16 @@ def figure(ncols: int = 1, nrows: int = 1, width: float | None = None, height: f
     ncols, nrows : int
         Grid of axes.
     width, height : float, optional
-        Size in inches; defaults scale the single-panel size with the grid.
+        Size in inches. The width defaults to 6.4 in and may not exceed 7 in, the book's column
+        width (stack panels with ``nrows`` rather than squeezing them side by side); the height
+        defaults to 3.8 in per row.
     """
     if ncols < 1 or nrows < 1:
         raise ValueError(f"ncols and nrows must be >= 1, got ncols={ncols}, nrows={nrows}")
     use_style()
-    w = width if width is not None else 6.4 if ncols == 1 else 4.2 * ncols
+    w = width if width is not None else 6.4
+    if w > 7.0:
+        raise ValueError(f"width must be at most 7 in (the book's column width), got {w!r}")
     h = height if height is not None else 3.8 * nrows
     fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), constrained_layout=True, squeeze=True)
     return fig, axes

@@ -5,7 +5,7 @@ import csv
 import numpy as np
 import pytest
 
-from bai_lib.experiments import ccdf, format_table, mean_ci, running_mean, write_csv
+from bai_lib.experiments import ccdf, mean_ci, running_mean, write_csv
 
 
 def test_ccdf():
@@ -37,15 +37,6 @@ def test_write_csv_roundtrip(tmp_path):
     assert got == [{"a": "1", "b": "0.123457"}, {"a": "2", "b": "1e-09"}]
     with pytest.raises(ValueError):
         write_csv([], tmp_path / "y.csv")
-
-
-def test_format_table():
-    text = format_table([{"x": 1.23456, "n": 123456789}], ["x", "n"], ["X", "N"])
-    lines = text.splitlines()
-    assert lines[0].split() == ["X", "N"]
-    assert lines[2].split() == ["1.23", "1.235e+08"]
-    with pytest.raises(ValueError):
-        format_table([{"x": 1}], ["x"], ["a", "b"])
 
 
 def test_run_experiment_uses_common_random_numbers_and_the_paper_settings():

@@ -1,0 +1,81 @@
+"""Write one full-page PNG per page of the built book to ``_build/screenshots/``.
+
+Usage: ``python scripts/screenshots.py [WIDTH]`` after ``make book`` (default width 1280 px;
+``make screenshots`` also writes a 400 px set). Serves ``_build/html`` on 127.0.0.1 and drives
+headless Chromium (Debian packages ``chromium`` and ``chromium-driver``) through selenium,
+waiting for MathJax before each capture.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+OUT = ROOT / "_build" / "screenshots"
+
+WAIT_MATHJAX = """
+const done = arguments[arguments.length - 1];
+if (!document.querySelector('.math')) { done(); return; }
+(function wait() {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(() => done(), () => done());
+  } else { setTimeout(wait, 50); }
+})();
+"""
+
+
+def main(argv: list[str]) -> int:
+    width = int(argv[0]) if argv else 1280
+    chrome, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chrome and driver_path):
+        print("needs the Debian packages chromium and chromium-driver", file=sys.stderr)
+        return 1
+    if not (HTML / "book" / "intro.html").exists():
+        print(f"no book in {HTML}; run `make book` first", file=sys.stderr)
+        return 1
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Quiet, directory=str(HTML)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chrome
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                f"--window-size={width},900"):
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(service=Service(driver_path), options=opts)
+    drv.set_script_timeout(30)
+    OUT.mkdir(parents=True, exist_ok=True)
+    pages = sorted((HTML / "book").glob("*.html")) + sorted((HTML / "notebooks").glob("*.html"))
+    try:
+        for page in pages:
+            rel = page.relative_to(HTML).as_posix()
+            drv.set_window_size(width, 900)
+            drv.get(f"{base}/{rel}")
+            drv.execute_async_script(WAIT_MATHJAX)
+            height = drv.execute_script("return document.documentElement.scrollHeight")
+            drv.set_window_size(width, min(int(height), 30000))
+            drv.execute_async_script(WAIT_MATHJAX)
+            target = OUT / f"{page.stem}-{width}px.png"
+            drv.save_screenshot(str(target))
+            print(target.relative_to(ROOT))
+    finally:
+        drv.quit()
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
