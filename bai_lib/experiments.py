@@ -31,6 +31,8 @@ __all__ = [
     "empirical_percentile",
     "heterogeneous_setting",
     "mean_ci",
+    "error_counts_fisher_p",
+    "top_two_gap",
     "ccdf",
     "running_mean",
     "loglog_slope",
@@ -248,6 +250,33 @@ def empirical_percentile(value: float, sample) -> float:
         raise ValueError("sample must be a non-empty 1-D array")
     v = float(value)
     return float(100.0 * (np.count_nonzero(x < v) + 0.5 * np.count_nonzero(x == v)) / x.size)
+
+
+def error_counts_fisher_p(errors_a: int, errors_b: int, n_a: int, n_b: int | None = None) -> float:
+    """Two-sided p-value of Fisher's exact test that two error counts share one error rate.
+
+    Compares ``errors_a`` wrong recommendations out of ``n_a`` runs with ``errors_b`` out of
+    ``n_b`` (default ``n_a``): the check used for every published error rate, which is itself a
+    count out of the paper's 1000 runs and may be 0, where a confidence interval around our rate
+    cannot contain it.
+    """
+    n_b = n_a if n_b is None else n_b
+    for name, v in (("errors_a", errors_a), ("errors_b", errors_b), ("n_a", n_a), ("n_b", n_b)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+    if errors_a > n_a or errors_b > n_b or n_a == 0 or n_b == 0:
+        raise ValueError(f"need 0 <= errors <= runs and runs >= 1, got {errors_a}/{n_a} and {errors_b}/{n_b}")
+    table = [[int(errors_a), int(n_a - errors_a)], [int(errors_b), int(n_b - errors_b)]]
+    return float(stats.fisher_exact(table)[1])
+
+
+def top_two_gap(means) -> np.ndarray:
+    """Gap ``μ_(1) − μ_(2)`` between the best and the second-best arm of each run (rows of ``means``)."""
+    m = np.asarray(means, dtype=float)
+    if m.ndim != 2 or m.shape[1] < 2:
+        raise ValueError(f"means must have shape (n_runs, k) with k >= 2, got {m.shape}")
+    top2 = np.sort(m, axis=1)[:, -2:]
+    return top2[:, 1] - top2[:, 0]
 
 
 def ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

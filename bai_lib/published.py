@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["PublishedRow", "TABLES", "EXPERIMENTS", "READINGS", "row", "EXPERIMENT3",
+__all__ = ["PublishedRow", "TABLES", "EXPERIMENTS", "READINGS", "row", "glue_values", "EXPERIMENT3",
            "ReleasedOutput", "EXPERIMENT3_OUTPUTS"]
 
 
@@ -85,6 +85,27 @@ EXPERIMENTS = MappingProxyType(
 READINGS = ("as_printed", "swapped")
 
 _SWAP = {"ttts": "ttucb", "ttucb": "ttts"}
+
+
+def glue_values(tables) -> dict:
+    """Every published value of ``tables`` under a stable name, for pasting into prose.
+
+    Keys are ``pub_t{table}_{algorithm}_{column}`` (column ``avg``, ``max``, ``error`` or
+    ``comp``) as printed, and the same with the suffix ``_swapped`` for the reading of
+    :data:`READINGS` where the TTTS and TTUCB labels of Tables 1 and 3 are exchanged.
+    """
+    out = {}
+    for t in tables:
+        if t not in TABLES:
+            raise ValueError(f"table must be one of {sorted(TABLES)}, got {t!r}")
+        for alg in TABLES[t]:
+            for reading in READINGS if t in (1, 3) else ("as_printed",):
+                r = row(t, alg, reading)
+                suffix = "" if reading == "as_printed" else "_swapped"
+                for col in ("avg", "max", "error", "comp"):
+                    if getattr(r, col) is not None:
+                        out[f"pub_t{t}_{alg}_{col}{suffix}"] = float(getattr(r, col))
+    return out
 
 
 def row(table: int, algorithm: str, reading: str = "as_printed") -> PublishedRow:

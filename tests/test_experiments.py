@@ -131,3 +131,29 @@ def test_heterogeneous_setting_draws_in_the_released_ranges():
         heterogeneous_setting(-1)
     with pytest.raises(ValueError, match="k"):
         heterogeneous_setting(1, k=1)
+
+
+def test_error_counts_fisher_p():
+    from scipy.stats import fisher_exact
+
+    from bai_lib.experiments import error_counts_fisher_p
+
+    assert error_counts_fisher_p(5, 0, 1000) == pytest.approx(fisher_exact([[5, 995], [0, 1000]])[1])
+    assert error_counts_fisher_p(3, 3, 1000) == 1.0
+    assert error_counts_fisher_p(30, 0, 1000) < 1e-6
+    assert error_counts_fisher_p(6, 0, 1000, 500) == pytest.approx(fisher_exact([[6, 994], [0, 500]])[1])
+    with pytest.raises(ValueError, match="errors"):
+        error_counts_fisher_p(1001, 0, 1000)
+    with pytest.raises(ValueError, match="n_a"):
+        error_counts_fisher_p(1, 0, -5)
+
+
+def test_top_two_gap():
+    from bai_lib.experiments import top_two_gap
+
+    m = np.array([[0.0, 1.0, 0.5], [2.0, -1.0, 1.9], [3.0, 3.0, 0.0]])
+    np.testing.assert_allclose(top_two_gap(m), [0.5, 0.1, 0.0])
+    two = np.array([[0.3, -0.2], [-1.0, 0.5]])
+    np.testing.assert_allclose(top_two_gap(two), np.abs(two[:, 0] - two[:, 1]))
+    with pytest.raises(ValueError, match="means"):
+        top_two_gap(np.zeros(3))
