@@ -26,7 +26,6 @@ time; long runs start first and short runs fill the gaps at the end.
 
 from __future__ import annotations
 
-import math
 import operator
 import os
 import sys

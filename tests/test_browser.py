@@ -69,8 +69,16 @@ const start = Date.now();
 })();
 """
 
-# A separator line of a fixed-width text table ("-----  ----  ---"): results belong in HTML tables.
-TEXT_TABLE = re.compile(r"^\s*-{3,}(\s+-{3,})+\s*$", re.M)
+# A fixed-width text table: a separator line ("-----  ----  ---"), or three or more lines padded
+# into columns (a run of three or more spaces between two words). Results belong in HTML tables.
+TEXT_TABLE_RULE = re.compile(r"^\s*-{3,}(\s+-{3,})+\s*$", re.M)
+PADDED_COLUMNS = re.compile(r"\S {3,}\S")
+
+
+def looks_like_text_table(output: str) -> bool:
+    if TEXT_TABLE_RULE.search(output):
+        return True
+    return sum(bool(PADDED_COLUMNS.search(line)) for line in output.splitlines()) >= 3
 
 
 def _browser_or_skip():
@@ -160,7 +168,7 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
         n_checks += 1
         outputs = driver.execute_script(
             "return Array.from(document.querySelectorAll('div.cell_output pre')).map(p => p.innerText)")
-        if any(TEXT_TABLE.search(o) for o in outputs):
+        if any(looks_like_text_table(o) for o in outputs):
             problems.append(f"{page}: a result printed as a fixed-width text table")
         n_checks += 1
         for item in driver.execute_script(WIDTH_JS):

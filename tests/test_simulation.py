@@ -1,6 +1,5 @@
 """Tests of :func:`bai_lib.simulation.simulate` and :class:`SimulationResult`."""
 
-import hashlib
 import math
 import os
 import subprocess
