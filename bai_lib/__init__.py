@@ -13,11 +13,13 @@ Layers
 """
 
 from . import bounds, published
-from .algorithms import TTTS, TTUCB, Elimination, NoElim
+from .algorithms import EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
+from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
 from .simulation import SimulationResult, simulate
 
 __all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "Elimination", "NoElim",
-           "TTTS", "TTUCB", "bounds", "published"]
+           "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "characteristic_time", "bounds",
+           "published"]
 
 __version__ = "0.1.0"

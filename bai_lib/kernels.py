@@ -13,7 +13,7 @@ place.  Every kernel returns a tuple
 with ``tau`` the total number of samples (int64), ``recommendation`` the
 0-based index of the recommended arm, ``censored`` a bool, and
 ``stop_reason`` one of :data:`STOP_SINGLE_ARM`, :data:`STOP_INDIFFERENCE`,
-:data:`STOP_GLR`, :data:`STOP_CENSORED`.
+:data:`STOP_GLR`, :data:`STOP_CENSORED`, :data:`STOP_SEPARATION`.
 
 ``max_samples`` bounds the work of a run: when the next sampling step would
 make the number of samples exceed ``max_samples`` the run stops with
@@ -42,13 +42,20 @@ __all__ = [
     "STOP_INDIFFERENCE",
     "STOP_GLR",
     "STOP_CENSORED",
+    "STOP_SEPARATION",
     "STOP_REASON_NAMES",
     "TTUCB_ALPHA",
     "TTUCB_S",
     "TTUCB_UCB_COEF",
     "TTUCB_RELEASED_UCB_COEF",
     "TTTS_MAX_RESAMPLE",
+    "GLR_THRESHOLDS",
+    "NORMAL_BUFFER",
+    "argmax",
     "conf_factor",
+    "glr_beta",
+    "glr_passes",
+    "observe",
     "elimination_run",
     "ttts_run",
     "ttucb_run",
@@ -63,8 +70,10 @@ STOP_INDIFFERENCE = 1
 STOP_GLR = 2
 #: Stopped because ``max_samples`` would have been exceeded.
 STOP_CENSORED = 3
+#: Stopped because the confidence intervals of the leader and the rest separated (LUCB).
+STOP_SEPARATION = 4
 #: Names of the stop reason codes, indexed by code.
-STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored")
+STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separation")
 
 #: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``, the
 #: form of the UCB leader in Jourdan & Degenne (2022), whose analysis needs
@@ -83,10 +92,61 @@ TTUCB_RELEASED_UCB_COEF = 4.0
 TTTS_MAX_RESAMPLE = 100
 
 _NEG_INF = -np.inf
-#: Rewards use standard normals taken from a buffer refilled with
+#: Rewards use standard normals taken from a buffer of this length, refilled with
 #: :func:`bai_lib._rng.fill_normal` (which keeps the generator state in
 #: registers); unused entries are dropped when a step needs more than remain.
-_NBUF = 512
+NORMAL_BUFFER = 512
+_NBUF = NORMAL_BUFFER
+
+#: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
+#: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
+#: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
+#: experiments (smaller than the one their theorem covers).
+GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
+
+
+# ---------------------------------------------------------------------------
+# Steps shared by the GLR-stopped kernels (TTTS, TTUCB, EB-TC, Track-and-Stop, plug-ins)
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def glr_beta(t, delta, rule):
+    """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``."""
+    if rule == 0:
+        return math.log(t / delta)
+    return math.log((math.log(t) + 1.0) / delta)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def glr_passes(mh, v, best, c):
+    """Whether ``(mh[best] - mh[j])² >= c (v[best] + v[j])`` for every ``j != best``.
+
+    With ``v_i = σ_i²/N_i`` and ``c = 2β`` this is the Gaussian GLR (Chernoff) test
+    ``min_j Z_{best,j} >= β``, ``Z_{ab} = (μ̂_a − μ̂_b)² / (2(σ_a²/N_a + σ_b²/N_b))``; the caller
+    passes the empirical best arm, at which ``max_a min_b Z_ab`` is attained.
+    """
+    for j in range(mh.size):
+        if j != best:
+            d = mh[best] - mh[j]
+            if d * d < c * (v[best] + v[j]):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def observe(arm, x, S, N, mh, v, inv_next, var):
+    """Book reward ``x`` of ``arm``: sums, counts, mean ``S/N`` and ``v = var/N``.
+
+    ``inv_next[arm]`` holds ``1/(N_arm + 1)``, prepared one pull ahead so that the division is off
+    the critical path; it is refreshed here.
+    """
+    S[arm] += x
+    N[arm] += 1
+    inv = inv_next[arm]
+    mh[arm] = S[arm] * inv
+    v[arm] = var[arm] * inv
+    inv_next[arm] = 1.0 / (N[arm] + 1)
 
 
 # ---------------------------------------------------------------------------
@@ -95,7 +155,8 @@ _NBUF = 512
 
 
 @njit(cache=True, nogil=True)
-def _argmax(x):
+def argmax(x):
+    """Index of the largest entry of ``x`` (the first one on ties)."""
     best = 0
     for i in range(1, x.size):
         if x[i] > x[best]:
@@ -265,7 +326,7 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
         if max_u - max_l <= delta0:
             if recommend_best:
                 if pull_all:
-                    best = _argmax(S)
+                    best = argmax(S)
                 else:
                     best = act[0]
                     for j in range(1, n_act):
@@ -309,23 +370,26 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
 
 
 @njit(cache=True, nogil=True)
-def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, released_challenger):
-    """One run of Top-Two Thompson Sampling (Russo, 2016) with ``beta = 1/2``.
+def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_samples,
+             released_challenger):
+    """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``.
 
     Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
     ``i`` under the prior ``N(m_i, xi_i^2)`` and known noise ``sigma_i`` is
     Gaussian with precision ``1/xi_i^2 + N_i/sigma_i^2`` and mean
     ``(m_i/xi_i^2 + S_i/sigma_i^2) / precision``.  Each arm is sampled once
     first.  Then at every step ``theta`` is drawn from the posterior, the
-    leader is ``argmax theta``; with probability 1/2 the leader is sampled,
+    leader is ``argmax theta``; with probability ``beta`` the leader is sampled,
     otherwise a challenger: ``theta`` is re-drawn until its argmax differs
-    from the leader.
+    from the leader.  With ``beta = 1/2`` the coin is one bit of a 64-bit
+    draw; otherwise it is ``uniform < beta``.
 
-    * ``k = 2``: the challenger is the other arm, so the sampled arm is
-      ``leader XOR coin`` with an independent fair coin; whatever the law of
-      the leader, this arm is uniform on ``{0, 1}`` and independent of the
-      past.  The kernel therefore samples a uniformly random arm, which is
-      the same algorithm in distribution without drawing ``theta``.
+    * ``k = 2`` and ``beta = 1/2``: the challenger is the other arm, so the
+      sampled arm is ``leader XOR coin`` with an independent fair coin;
+      whatever the law of the leader, this arm is uniform on ``{0, 1}`` and
+      independent of the past.  The kernel therefore samples a uniformly
+      random arm, which is the same algorithm in distribution without
+      drawing ``theta``.  For other ``beta`` the leader is drawn.
     * ``k > 2`` with ``released_challenger``: the challenger is the argmax,
       over the arms other than the leader, of one fresh posterior draw (the
       rule of the authors' released code, which masks the leader out of the
@@ -342,16 +406,17 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, releas
       order of ``t / delta`` draws per step near the stopping time.
 
     Stopping rule (paper, Appendix "Experimental details"): Chernoff's GLR
-    rule with threshold ``beta(t, delta) = log(C t^alpha / delta)`` with
-    ``C = 1`` and ``alpha = 1``: stop at the first ``t`` (total number of
+    rule with threshold ``β(t, δ) = log(C t^α / δ)`` with
+    ``C = 1`` and ``α = 1`` (``rule = 0``; see :func:`glr_beta` for the
+    others): stop at the first ``t`` (total number of
     samples, ``t >= k``) with
-    ``max_a min_{b != a} Z_ab(t) >= log(t / delta)``, where for Gaussians
+    ``max_a min_{b != a} Z_ab(t) >= β(t, δ)`` (:func:`glr_passes`), where for Gaussians
     ``Z_ab = (mu_hat_a - mu_hat_b)^2 / (2 (sigma_a^2/N_a + sigma_b^2/N_b))``
     if ``mu_hat_a > mu_hat_b`` and 0 otherwise; the maximum over ``a`` is
     attained at the empirical best arm, which is recommended.
-    ``log(t / delta)`` is increasing in ``t``, so the kernel compares with
-    ``log(t_0 / delta)`` for the last refresh time ``t_0 <= t`` and computes
-    the exact logarithm only when that lower bound is reached.
+    ``β(t, δ)`` is increasing in ``t``, so the kernel compares with
+    ``β(t_0, δ)`` for the last refresh time ``t_0 <= t`` and computes
+    the exact threshold only when that lower bound is reached.
 
     The posterior is the exact conjugate one above; the authors' released
     code weights prior and data with swapped variances (correct only when
@@ -363,6 +428,10 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, releas
         As for :func:`elimination_run`.
     prior_mean, prior_std : float64[k]
         Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
+    rule : int
+        GLR threshold code (:data:`GLR_THRESHOLDS`).
+    beta : float
+        Probability of sampling the leader, in ``(0, 1)``.
     released_challenger : bool
         Challenger rule for ``k > 2`` (see above).
 
@@ -399,43 +468,31 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, releas
     bits = np.uint64(0)
     nbits = 0
     one = np.uint64(1)
+    fair = beta == 0.5
     while True:
         if t >= t_next:
-            thr_lo = math.log(t / delta) - 1e-9
+            thr_lo = glr_beta(t, delta, rule) - 1e-9
             t_next = t + max(64, t >> 6)
-        if k == 2:
-            best = 0 if mh[0] >= mh[1] else 1
-            d = mh[0] - mh[1]
-            stop = d * d >= 2.0 * thr_lo * (v[0] + v[1])
-        else:
-            best = _argmax(mh)
-            stop = True
-            for b in range(k):
-                if b != best:
-                    d = mh[best] - mh[b]
-                    if d * d < 2.0 * thr_lo * (v[best] + v[b]):
-                        stop = False
-                        break
-        if stop:
-            thr = math.log(t / delta)
-            for b in range(k):
-                if b != best:
-                    d = mh[best] - mh[b]
-                    if d * d < 2.0 * thr * (v[best] + v[b]):
-                        stop = False
-                        break
-            if stop:
+        best = argmax(mh)
+        if glr_passes(mh, v, best, 2.0 * thr_lo):
+            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
                 return t, np.int64(best), False, STOP_GLR
         if t + 1 > max_samples:
             return t, np.int64(best), True, STOP_CENSORED
-        if nbits == 0:
-            bits = next_u64(state)
-            nbits = 64
-        coin = (bits & one) != 0
-        bits >>= one
-        nbits -= 1
-        if k == 2:
+        if fair:
+            if nbits == 0:
+                bits = next_u64(state)
+                nbits = 64
+            coin = (bits & one) != 0
+            bits >>= one
+            nbits -= 1
+        else:
+            coin = uniform(state) < beta
+        if k == 2 and fair:
             arm = 1 if coin else 0
+        elif k == 2:
+            leader = _posterior_draw_argmax(state, pmean, psd)
+            arm = leader if coin else 1 - leader
         else:
             leader = _posterior_draw_argmax(state, pmean, psd)
             if coin:
@@ -464,13 +521,8 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, max_samples, releas
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
         pos += 1
-        S[arm] += x
-        N[arm] += 1
-        inv = inv_next[arm]
-        mh[arm] = S[arm] * inv
-        v[arm] = sig2[arm] * inv
-        inv_next[arm] = 1.0 / (N[arm] + 1)
-        if k > 2:
+        observe(arm, x, S, N, mh, v, inv_next, sig2)
+        if k > 2 or not fair:
             prec = prior_prec[arm] + N[arm] / sig2[arm]
             pmean[arm] = (prior_num[arm] + S[arm] / sig2[arm]) / prec
             psd[arm] = 1.0 / math.sqrt(prec)
@@ -619,30 +671,10 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
                 c_lo = 0.0
             s_lo = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
             s_hi = math.sqrt(ucb_coef * math.log(float(t_next) + ucb_shift))
-        if k == 2:
-            best = 0 if mh[0] >= mh[1] else 1
-            d = mh[0] - mh[1]
-            stop = d * d >= c_lo * (v[0] + v[1])
-        else:
-            best = _argmax(mh)
-            stop = True
-            for i in range(k):
-                if i != best:
-                    d = mh[best] - mh[i]
-                    if d * d < c_lo * (v[best] + v[i]):
-                        stop = False
-                        break
-        if stop:
+        best = argmax(mh)
+        if glr_passes(mh, v, best, c_lo):
             c = c_scale * ttucb_threshold(float(t), two_cg, log_shift)
-            if c < 0.0:
-                c = 0.0
-            for i in range(k):
-                if i != best:
-                    d = mh[best] - mh[i]
-                    if d * d < c * (v[best] + v[i]):
-                        stop = False
-                        break
-            if stop:
+            if glr_passes(mh, v, best, max(c, 0.0)):
                 return t, np.int64(best), False, STOP_GLR
         if t + 1 > max_samples:
             return t, np.int64(best), True, STOP_CENSORED
@@ -685,12 +717,7 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
         pos += 1
-        S[arm] += x
-        N[arm] += 1
-        inv = inv_next[arm]
-        mh[arm] = S[arm] * inv
-        v[arm] = var[arm] * inv
+        observe(arm, x, S, N, mh, v, inv_next, var)
         b[arm] = b_next[arm]
-        inv_next[arm] = 1.0 / (N[arm] + 1)
         b_next[arm] = math.sqrt(var[arm] * inv_next[arm])
         t += 1

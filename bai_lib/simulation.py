@@ -26,7 +26,6 @@ time; long runs start first and short runs fill the gaps at the end.
 
 from __future__ import annotations
 
-import operator
 import os
 import sys
 import threading
@@ -38,6 +37,7 @@ from typing import Optional
 import numpy as np
 
 from . import _rng
+from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
@@ -66,7 +66,9 @@ class SimulationResult:
     algorithm : Algorithm
         The specification that was run (:mod:`bai_lib.algorithms`); a name
         passed to :func:`simulate` is resolved to its default specification.
-    prior : GaussianPrior
+    prior : GaussianPrior or None
+        The prior the instances were drawn from, or the prior the algorithm was given with fixed
+        ``means`` (``None`` if none was).
     noise_stds : ndarray, shape (k,)
         Known reward standard deviations ``sigma_i``.
     delta : float
@@ -85,11 +87,15 @@ class SimulationResult:
     correct : ndarray of bool
         ``recommendations == best_arms``.
     means : ndarray, shape (n_runs, k)
-        Drawn arm means ``mu`` (identical across algorithms for a seed).
+        Arm means ``mu`` of each run: drawn from the prior (identical across algorithms for a
+        seed), or the ``means`` given to :func:`simulate`.
+    means_given : bool
+        Whether the means were given (frequentist setting) rather than drawn from the prior.
     censored : ndarray of bool
         Run stopped by ``max_samples``.
     stop_reasons : ndarray of str
-        ``"single_arm"``, ``"indifference"``, ``"glr"`` or ``"censored"``.
+        ``"single_arm"``, ``"indifference"``, ``"glr"``, ``"separation"`` (LUCB) or
+        ``"censored"``.
     seconds : ndarray of float64
         Wall-clock time of each run's kernel call (measured per run, with
         ``time.perf_counter``; includes a call overhead of about a
@@ -97,7 +103,7 @@ class SimulationResult:
     """
 
     algorithm: Algorithm
-    prior: GaussianPrior
+    prior: Optional[GaussianPrior]
     noise_stds: np.ndarray
     delta: float
     delta0: Optional[float]
@@ -108,6 +114,7 @@ class SimulationResult:
     best_arms: np.ndarray
     correct: np.ndarray
     means: np.ndarray
+    means_given: bool
     censored: np.ndarray
     stop_reasons: np.ndarray
     seconds: np.ndarray
@@ -165,6 +172,50 @@ class SimulationResult:
             "mean_seconds": float(self.seconds.mean()),
         }
 
+    def _run_index(self, run) -> int:
+        r = V.integer(run, "run", 0)
+        if r >= self.n_runs:
+            raise ValueError(f"run must be < n_runs = {self.n_runs}, got {run!r}")
+        return r
+
+    def replay(self, run: int) -> dict:
+        """Run ``run`` again from its seed and return what it gave.
+
+        The run's generator state depends only on ``(seed, run)``, so the replay reproduces the
+        stored stopping time, recommendation and stop reason exactly (for any algorithm).
+
+        Returns
+        -------
+        dict
+            ``tau``, ``recommendation``, ``censored``, ``stop_reason`` and the run's ``means``.
+        """
+        r = self._run_index(run)
+        bound = self.algorithm.bind(self.prior, self.noise_stds, self.delta, self.max_samples)
+        state = _rng.seed_state(self.seed, r, _rng.STREAM_ALGO)
+        tau, rec, cens, code = bound.run(state, self.means[r])
+        return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
+                "stop_reason": _k.STOP_REASON_NAMES[code], "means": self.means[r].copy()}
+
+    def trace(self, run: int, *, max_rounds: int = 200_000):
+        """Round-by-round record of run ``run`` of Algorithm 1 (:func:`bai_lib.trace.trace_elimination`).
+
+        Available for :class:`~bai_lib.algorithms.Elimination` with ``recommend="uniform"``
+        (the printed Algorithm 1); the trace consumes the run's random stream exactly as the
+        kernel did, so its ``tau`` and ``recommendation`` equal the stored ones.
+        """
+        from .algorithms import Elimination, NoElim
+        from .trace import trace_elimination
+
+        spec = self.algorithm
+        if (not isinstance(spec, Elimination) or isinstance(spec, NoElim)
+                or spec.recommend != "uniform"):
+            raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
+                             f"this result is from {spec.label}; use replay() instead")
+        r = self._run_index(run)
+        state = _rng.seed_state(self.seed, r, _rng.STREAM_ALGO)
+        return trace_elimination(self.means[r], self.noise_stds, self.delta, self.delta0, state,
+                                 max_rounds=max_rounds)
+
     def __repr__(self) -> str:
         d0 = "None" if self.delta0 is None else f"{self.delta0:.6g}"
         return (
@@ -180,25 +231,19 @@ class SimulationResult:
 # ---------------------------------------------------------------------------
 
 
-def _int_param(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+def _fixed_means(means, n_runs):
     try:
-        value = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _float_param(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    try:
-        return float(value)
+        m = np.array(means, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+        raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
+    if m.ndim == 1:
+        m = np.broadcast_to(m, (n_runs, m.size))
+    if m.ndim != 2 or m.shape[0] != n_runs:
+        raise ValueError(f"means must have shape (k,) or (n_runs, k) = ({n_runs}, k), "
+                         f"got {np.shape(means)}")
+    if not np.all(np.isfinite(m)):
+        raise ValueError("means must be finite")
+    return np.ascontiguousarray(m)
 
 
 def _progress_enabled(progress) -> bool:
@@ -222,6 +267,7 @@ def simulate(
     n_runs: int,
     seed: int,
     *,
+    means=None,
     max_samples: int = 10**9,
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
@@ -244,8 +290,10 @@ def simulate(
         ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
         Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping
         rule of the authors' released code.
-    prior : GaussianPrior
-        Prior ``H`` on the arm means.
+    prior : GaussianPrior or None
+        Prior ``H`` on the arm means. May be ``None`` when ``means`` is given and the algorithm
+        does not use a prior (TTUCB, EB-TC, Track-and-Stop, LUCB, Algorithm 1 with an explicit
+        ``delta0``).
     noise_stds : float or sequence of float
         Known reward standard deviations ``sigma_i`` (scalar = same for all
         arms).
@@ -256,6 +304,10 @@ def simulate(
     seed : int
         Non-negative integer; results depend only on ``seed`` and the other
         arguments, not on the threading parameters.
+    means : array_like, shape (k,) or (n_runs, k), optional
+        Fixed arm means instead of draws from the prior (the frequentist setting, or instances
+        drawn by the caller): one instance for every run, or one per run. Run ``r``'s rewards
+        and coin flips come from the same seeded stream as when the means are drawn.
     max_samples : int, default 10**9
         Censoring bound on the samples of one run (``>= k``); see
         :mod:`bai_lib.kernels`.
@@ -287,9 +339,20 @@ def simulate(
             f"simulate(TTUCB(threshold='printed'), ...)"
         )
     spec = resolve(algorithm)
-    if not isinstance(prior, GaussianPrior):
-        raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
-    k = prior.k
+    n_runs = V.integer(n_runs, "n_runs", 1)
+    if prior is not None and not isinstance(prior, GaussianPrior):
+        raise ValueError(f"prior must be a GaussianPrior or None, got {type(prior).__name__}")
+    if means is None:
+        if prior is None:
+            raise ValueError("prior is None: give a GaussianPrior, or fixed means=...")
+        k = prior.k
+    else:
+        means = _fixed_means(means, n_runs)
+        k = means.shape[1]
+        if prior is not None and prior.k != k:
+            raise ValueError(f"means have k = {k} arms but the prior has {prior.k}")
+        if prior is None and spec.uses_prior():
+            raise ValueError(f"prior is None but {spec.label} uses the prior; give a GaussianPrior")
     if k < 2:
         raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
 
@@ -306,12 +369,9 @@ def simulate(
         raise ValueError(f"noise_stds must be finite and positive, got {sig.tolist()}")
     sig = np.ascontiguousarray(sig)
 
-    delta = _float_param(delta, "delta")
-    if not (0.0 < delta < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    n_runs = _int_param(n_runs, "n_runs", 1)
-    seed = _int_param(seed, "seed", 0)
-    max_samples = _int_param(max_samples, "max_samples", k)
+    delta = V.open_unit(delta, "delta")
+    seed = V.integer(seed, "seed", 0)
+    max_samples = V.integer(max_samples, "max_samples", k)
     if n_threads is None:
         try:
             import numba
@@ -320,15 +380,17 @@ def simulate(
         except Exception:  # pragma: no cover - numba always present here
             n_threads = os.cpu_count() or 1
     else:
-        n_threads = _int_param(n_threads, "n_threads", 1)
-    chunk_size = 1 if chunk_size is None else _int_param(chunk_size, "chunk_size", 1)
+        n_threads = V.integer(n_threads, "n_threads", 1)
+    chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
     show_progress = _progress_enabled(progress)
 
     bound = spec.bind(prior, sig, delta, max_samples)
     kernel = bound.run
     d0 = bound.delta0
 
-    means = _rng.prior_means(prior.means, prior.stds, seed, n_runs)
+    means_given = means is not None
+    if not means_given:
+        means = _rng.prior_means(prior.means, prior.stds, seed, n_runs)
     states = _rng.seed_states(seed, range(n_runs), _rng.STREAM_ALGO)
     order = np.argsort(-bound.cost_keys(means), kind="stable")
 
@@ -392,5 +454,5 @@ def simulate(
     sig.setflags(write=False)
     return SimulationResult(
         algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
-        max_samples=max_samples, **arrays,
+        max_samples=max_samples, means_given=means_given, **arrays,
     )

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _rng
 from .confidence import conf_width
-from .kernels import _NBUF
+from .kernels import NORMAL_BUFFER
 
 __all__ = ["EliminationTrace", "trace_elimination"]
 
@@ -91,7 +91,8 @@ def trace_elimination(
     delta0 : float
         Indifference level ``Δ0 > 0``.
     state : ndarray of uint64, shape (4,)
-        Generator state, e.g. ``bai_lib._rng.seed_state(seed, run, 1)``; a copy is used.
+        Generator state of the run; a copy is used. :meth:`bai_lib.SimulationResult.trace`
+        passes the state of a simulated run.
     max_rounds : int
         Refuse to trace longer runs (raises ``ValueError``) instead of running for minutes.
     """
@@ -111,7 +112,7 @@ def trace_elimination(
         raise ValueError("state must be a uint64 array of shape (4,)")
 
     S = np.zeros(k)
-    buf = np.empty(max(_NBUF, k))
+    buf = np.empty(max(NORMAL_BUFFER, k))
     pos = buf.size
     act = list(range(k))
     t = 0

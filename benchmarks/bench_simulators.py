@@ -11,6 +11,11 @@ the wall time of :func:`bai_lib.simulation.simulate`, the number of samples
 drawn, the throughput in samples per second and its ratio to numpy's bulk
 normal generator (single core, and times the number of threads).
 
+A second table runs every algorithm, the baselines beyond the paper included, on one fixed
+instance with k = 10 arms, means evenly spaced from 1 to 0, sigma = 1, delta = 0.01 (the
+frequentist setting, ``simulate(..., means=...)``): no heavy tail, so the rates compare the
+per-sample cost of the algorithms.
+
 Throughput counts samples (arm pulls), i.e. the sum of the stopping times;
 each sample is one normal variate plus the algorithm's bookkeeping.
 Compilation is excluded (one warm-up call per algorithm).
@@ -30,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bai_lib import _rng  # noqa: E402
-from bai_lib.algorithms import ALGORITHMS  # noqa: E402
+from bai_lib.algorithms import ALGORITHMS, EBTC, LUCB, TTTS, TTUCB, TrackAndStop  # noqa: E402
 from bai_lib.priors import GaussianPrior  # noqa: E402
 from bai_lib.simulation import simulate  # noqa: E402
 
@@ -72,6 +77,18 @@ ROWS = [
     ("T2", 10, 0.01, "noelim", 1.0, 2 * 10**9),
 ]
 
+#: The fixed-instance table: label, specification.
+FIXED_ROWS = [
+    ("F10", TTTS()),
+    ("F10", TTTS(beta=0.3)),
+    ("F10", TTUCB()),
+    ("F10", EBTC()),
+    ("F10", TrackAndStop(tracking="D")),
+    ("F10", TrackAndStop(tracking="C")),
+    ("F10", LUCB()),
+]
+FIXED_MEANS = np.linspace(1.0, 0.0, 10)
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -94,7 +111,7 @@ def main(argv=None):
     print()
 
     # Warm-up: load or compile every kernel outside the timed region.
-    for alg in ("elimination", "noelim", "ttts", "ttucb"):
+    for alg in ALGORITHMS:
         simulate(alg, GaussianPrior.standard(2), 1.0, 0.1, 1, 0, progress=False)
 
     header = (f"{'row':<4}{'algorithm':<13}{'D0 fac':>7}{'wall s':>9}{'samples':>12}"
@@ -120,6 +137,26 @@ def main(argv=None):
               f"{s['n_censored']:>6d}{s['avg']:>11.4g}{s['max']:>11.4g}{s['error']:>7.3f}",
               flush=True)
     print("-" * len(header))
+    print()
+    print(f"fixed instance: k = {FIXED_MEANS.size}, means linspace(1, 0), sigma = 1, delta = 0.01")
+    header2 = (f"{'row':<4}{'algorithm':<34}{'wall s':>9}{'samples':>12}{'samples/s':>11}"
+               f"{'/numpy':>8}{'cens':>6}{'avg tau':>11}{'error':>7}")
+    print(header2)
+    print("-" * len(header2))
+    prior = GaussianPrior.standard(FIXED_MEANS.size)
+    for label, spec in FIXED_ROWS:
+        t0 = time.perf_counter()
+        res = simulate(spec, prior, 1.0, 0.01, args.n_runs, args.seed, means=FIXED_MEANS,
+                       n_threads=n_threads, max_samples=10**8)
+        wall = time.perf_counter() - t0
+        total += wall
+        samples = int(res.stopping_times.sum())
+        rate = samples / wall
+        s = res.summary()
+        print(f"{label:<4}{spec.label:<34}{wall:>9.2f}{samples:>12.4g}{rate:>11.3g}"
+              f"{rate / np_rate:>8.2f}{s['n_censored']:>6d}{s['avg']:>11.4g}{s['error']:>7.3f}",
+              flush=True)
+    print("-" * len(header2))
     print(f"total wall time: {total:.1f} s")
 
 

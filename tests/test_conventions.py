@@ -308,7 +308,7 @@ def test_specs_validate_their_options():
 
 
 def test_names_resolve_to_default_specs_and_results_carry_them():
-    assert set(ALGORITHMS) == {"elimination", "noelim", "ttts", "ttucb"}
+    assert {"elimination", "noelim", "ttts", "ttucb"} <= set(ALGORITHMS)
     H = GaussianPrior.standard(2)
     for name, cls in ALGORITHMS.items():
         res = simulate(name, H, 1.0, 0.2, 5, 1, progress=False)

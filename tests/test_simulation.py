@@ -52,7 +52,7 @@ def test_result_structure(algorithm):
     assert res.correct.dtype == bool and res.censored.dtype == bool
     assert res.means.shape == (n, 3)
     assert res.seconds.dtype == np.float64 and np.all(res.seconds >= 0)
-    assert set(res.stop_reasons) <= {"single_arm", "indifference", "glr", "censored"}
+    assert set(res.stop_reasons) <= {"single_arm", "indifference", "glr", "censored", "separation"}
     np.testing.assert_array_equal(res.best_arms, np.argmax(res.means, axis=1))
     np.testing.assert_array_equal(res.correct, res.recommendations == res.best_arms)
     assert res.error_rate == pytest.approx(1 - res.correct.mean())
@@ -63,7 +63,7 @@ def test_result_structure(algorithm):
         assert set(res.stop_reasons) <= {"single_arm", "indifference"}
     else:
         assert res.delta0 is None
-        assert set(res.stop_reasons) <= {"glr"}
+        assert set(res.stop_reasons) <= ({"separation"} if algorithm == "lucb" else {"glr"})
     if algorithm == "noelim":
         assert np.all(res.stopping_times % 3 == 0)
     with pytest.raises(ValueError):
@@ -381,3 +381,51 @@ def test_accepts_numpy_scalars_and_vectors():
                    np.uint32(3), max_samples=np.int64(10**6))
     assert res.n_runs == 10 and res.seed == 3
     np.testing.assert_array_equal(res.noise_stds, [1.0, 2.0, 0.5])
+
+
+# ---------------------------------------------------------------------------
+# Fixed instances (the frequentist setting)
+# ---------------------------------------------------------------------------
+
+
+def test_given_means_equal_to_the_prior_draws_reproduce_the_bayesian_runs():
+    H = GaussianPrior.standard(3)
+    for alg in ("elimination", "ttucb", "tas"):
+        bayes = simulate(alg, H, 1.0, 0.1, 300, 21, max_samples=10**5, progress=False)
+        fixed = simulate(alg, H, 1.0, 0.1, 300, 21, means=bayes.means, max_samples=10**5,
+                         progress=False)
+        np.testing.assert_array_equal(fixed.stopping_times, bayes.stopping_times)
+        np.testing.assert_array_equal(fixed.recommendations, bayes.recommendations)
+        np.testing.assert_array_equal(fixed.censored, bayes.censored)
+        assert fixed.means_given and not bayes.means_given
+
+
+def test_one_fixed_instance_is_reproducible_whatever_the_threads_and_chunks():
+    mu = np.array([0.3, 0.0, -0.2])
+    runs = [simulate("tas", None, [1.0, 2.0, 1.0], 0.05, 200, 5, means=mu, n_threads=nt,
+                     chunk_size=cs, progress=False) for nt, cs in ((1, 1), (2, 1), (2, 7))]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.stopping_times, runs[0].stopping_times)
+        np.testing.assert_array_equal(r.recommendations, runs[0].recommendations)
+    assert runs[0].prior is None and np.all(runs[0].means == mu) and runs[0].k == 3
+    assert len(set(runs[0].stopping_times.tolist())) > 20   # the runs differ from each other
+
+
+def test_fixed_means_are_checked():
+    H = GaussianPrior.standard(2)
+    with pytest.raises(ValueError, match="means"):
+        simulate("tas", None, 1.0, 0.1, 10, 0, means=[[1.0, 0.0]] * 3)
+    with pytest.raises(ValueError, match="means"):
+        simulate("tas", None, 1.0, 0.1, 10, 0, means=[1.0, np.inf])
+    with pytest.raises(ValueError, match="means"):
+        simulate("tas", GaussianPrior.standard(3), 1.0, 0.1, 10, 0, means=[1.0, 0.0])
+    with pytest.raises(ValueError, match="prior"):
+        simulate("ttts", None, 1.0, 0.1, 10, 0, means=[1.0, 0.0])
+    with pytest.raises(ValueError, match="prior"):
+        simulate("elimination", None, 1.0, 0.1, 10, 0, means=[1.0, 0.0])
+    with pytest.raises(ValueError, match="prior"):
+        simulate("tas", None, 1.0, 0.1, 10, 0)
+    r = simulate(Elimination(delta0=0.01), None, 1.0, 0.1, 10, 0, means=[1.0, 0.0], progress=False)
+    assert r.delta0 == 0.01 and r.error_rate == 0.0
+    with pytest.raises(ValueError, match="delta"):
+        simulate("tas", H, 1.0, "0.1", 10, 0)

@@ -34,3 +34,25 @@ def test_trace_refuses_long_runs_and_bad_input():
         trace_elimination([0.0, 1.0], 1.0, 0.1, -1.0, _rng.seed_state(1, 0, 1))
     with pytest.raises(ValueError, match="delta"):
         trace_elimination([0.0, 1.0], 1.0, 1.5, 0.1, _rng.seed_state(1, 0, 1))
+
+
+def test_result_trace_and_replay_reproduce_the_stored_runs():
+    from bai_lib import GaussianPrior, simulate
+
+    H = GaussianPrior.standard(4)
+    sim = simulate("elimination", H, 1.0, 0.3, 30, 5, progress=False)
+    for r in (0, 7, 29):
+        tr = sim.trace(r)
+        assert (tr.tau, tr.recommendation) == (sim.stopping_times[r], sim.recommendations[r])
+        assert tr.stop_reason == sim.stop_reasons[r]
+    for alg in ("noelim", "ttucb", "tas", "lucb"):
+        res = simulate(alg, H, 1.0, 0.3, 10, 6, max_samples=10**5, progress=False)
+        rep = res.replay(9)
+        assert (rep["tau"], rep["recommendation"], rep["stop_reason"]) == (
+            res.stopping_times[9], res.recommendations[9], res.stop_reasons[9])
+        with pytest.raises(ValueError, match="trace"):
+            res.trace(0)
+    with pytest.raises(ValueError, match="run"):
+        sim.replay(30)
+    with pytest.raises(ValueError, match="run"):
+        sim.trace(-1)

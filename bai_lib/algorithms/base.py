@@ -1,0 +1,100 @@
+"""The protocol every algorithm specification follows.
+
+A specification is a small frozen dataclass whose fields are the algorithm's options. It checks
+them once (``__post_init__``), computes its constants once for a given prior, noise levels and
+``δ`` (:meth:`Algorithm.bind`) and returns a :class:`BoundAlgorithm`: a function that runs one
+run on one instance with its compiled kernel. :func:`bai_lib.simulate` does everything else
+(drawing or fixing the instances, seeding, threads, censoring, progress).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, ClassVar, Optional
+
+import numpy as np
+
+__all__ = ["Algorithm", "BoundAlgorithm", "gap_cost"]
+
+
+@dataclass(frozen=True)
+class BoundAlgorithm:
+    """A specification bound to a prior, noise levels and ``δ``: what :func:`simulate` runs.
+
+    Attributes
+    ----------
+    run : callable
+        ``run(state, mu, max_samples=...) -> (tau, recommendation, censored, stop_reason)``, with
+        ``state`` a generator state (:mod:`bai_lib._rng`) advanced in place and ``mu`` the arm
+        means of one instance.
+    delta0 : float or None
+        Indifference level in force (elimination algorithms only).
+    cost_keys : callable
+        ``cost_keys(means) -> ndarray``: a rough relative cost per run, used only to hand out the
+        long runs first.
+    """
+
+    run: Callable
+    delta0: Optional[float]
+    cost_keys: Callable
+
+
+def gap_cost(means, noise_stds, floor=1e-12, pull_all=False):
+    """``Σ_j (σ_best² + σ_j²) / max(gap_j, floor)²`` per instance (``k · max_j`` for ``pull_all``).
+
+    A scheduling key only: proportional to the number of samples a run on the instance needs.
+    """
+    k = means.shape[1]
+    rows = np.arange(means.shape[0])
+    best = np.argmax(means, axis=1)
+    gaps = means[rows, best][:, None] - means
+    var = noise_stds[best][:, None] ** 2 + (noise_stds**2)[None, :]
+    per_arm = var / np.maximum(gaps, floor) ** 2
+    per_arm[rows, best] = 0.0
+    return k * per_arm.max(axis=1) if pull_all else per_arm.sum(axis=1)
+
+
+class Algorithm:
+    """Base of the algorithm specifications (frozen dataclasses).
+
+    Class attributes a subclass sets
+    --------------------------------
+    name : str
+        The string alias accepted by :func:`bai_lib.simulate` (registered in
+        :data:`bai_lib.algorithms.ALGORITHMS`).
+    short_label : str
+        Display name in tables and legends.
+    color : str
+        Colour of the algorithm in every figure.
+    bounded : bool
+        Whether the stopping time is bounded (so that a normal interval for its mean means
+        something).
+    needs_prior : bool
+        Whether :meth:`bind` uses the prior (a posterior, ``L(H)``); algorithms that do not can
+        run on fixed instances without one.
+    """
+
+    name: ClassVar[str] = ""
+    short_label: ClassVar[str] = ""
+    color: ClassVar[str] = "#555555"
+    bounded: ClassVar[bool] = False
+    needs_prior: ClassVar[bool] = False
+
+    def bind(self, prior, noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:  # pragma: no cover - abstract
+        """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior` or ``None``),
+        ``noise_stds`` (float64[k]), ``delta`` and ``max_samples``; return the runnable."""
+        raise NotImplementedError
+
+    def uses_prior(self) -> bool:
+        """Whether this specification, with its options, needs a prior to :meth:`bind`."""
+        return self.needs_prior
+
+    @property
+    def label(self) -> str:
+        """Short display name: the algorithm's name plus every option that differs from its default."""
+        base = self.short_label or self.name
+        changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
+                   if f.repr and getattr(self, f.name) != f.default]
+        return f"{base} ({', '.join(changed)})" if changed else base

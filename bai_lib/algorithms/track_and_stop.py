@@ -1,0 +1,162 @@
+"""Track-and-Stop (Garivier & Kaufmann, 2016) for Gaussian arms with known, possibly unequal σ_i."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+
+from .. import _validate as V
+from .._rng import fill_normal
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, argmax,
+                       glr_beta, glr_passes, observe)
+from ..oracle import solve_oracle
+from .base import Algorithm, BoundAlgorithm, gap_cost
+
+__all__ = ["TrackAndStop", "track_and_stop_run"]
+
+
+@njit(cache=True, nogil=True)
+def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, max_samples):
+    """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule.
+
+    Each arm is sampled once. Then, at every step ``t`` (samples so far), with ``μ̂`` the
+    empirical means and ``B`` the empirical best arm:
+
+    * stop if the GLR test ``min_{j≠B} Z_{Bj}(t) >= β(t, δ)`` passes (:func:`glr_passes`,
+      threshold :func:`glr_beta` with code ``rule``) and recommend ``B``;
+    * otherwise compute the optimal weights ``w*(μ̂)`` (:func:`bai_lib.oracle.solve_oracle`,
+      re-solved after every sample, warm-started from the previous step's root while the
+      empirical best arm is unchanged; uniform weights if ``μ̂`` has a tie at the top) and
+      sample
+
+      - **D-tracking** (``c_tracking=False``): the least sampled arm if some arm has
+        ``N_a < √t − k/2`` (forced exploration), else ``argmax_a t·w*_a − N_a``;
+      - **C-tracking**: ``argmax_a Σ_s w^{ε_s}_a − N_a`` with
+        ``w^ε = (1 − kε) w* + ε`` (the mixture with the uniform allocation, which lies in
+        ``{w : w_a ≥ ε}``), ``ε_s = 1/(2√(k² + s))``; the ``k`` initial samples are booked as
+        one unit of weight per arm.
+
+    Ties in the argmax/argmin go to the lowest index. Rewards are drawn as in the other kernels
+    (a buffer of :data:`bai_lib.kernels.NORMAL_BUFFER` standard normals).
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    k = mu.size
+    var = sigma * sigma
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    w = np.empty(k)
+    cum = np.ones(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    for i in range(k):
+        x = mu[i] + sigma[i] * buf[i]
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = var[i]
+    pos = k
+    inv_next = np.full(k, 0.5)
+    t = np.int64(k)
+    t_next = t
+    thr_lo = 0.0
+    u = 0.0
+    last_best = -1
+    half_k = 0.5 * k
+    while True:
+        if t >= t_next:
+            thr_lo = glr_beta(t, delta, rule) - 1e-9
+            t_next = t + max(64, t >> 6)
+        best = argmax(mh)
+        if glr_passes(mh, v, best, 2.0 * thr_lo):
+            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
+                return t, np.int64(best), False, STOP_GLR
+        if t + 1 > max_samples:
+            return t, np.int64(best), True, STOP_CENSORED
+        tie = False
+        for j in range(k):
+            if j != best and mh[j] == mh[best]:
+                tie = True
+        if tie:
+            for j in range(k):
+                w[j] = 1.0 / k
+            last_best = -1
+        else:
+            _, u = solve_oracle(mh, var, best, w, u if best == last_best else 0.0)
+            last_best = best
+        if c_tracking:
+            eps = 0.5 / math.sqrt(k * k + t)
+            arm = 0
+            top = -np.inf
+            for j in range(k):
+                cum[j] += (1.0 - k * eps) * w[j] + eps
+                gap = cum[j] - N[j]
+                if gap > top:
+                    top = gap
+                    arm = j
+        else:
+            arm = 0
+            for j in range(1, k):
+                if N[j] < N[arm]:
+                    arm = j
+            if N[arm] >= math.sqrt(t) - half_k:
+                arm = 0
+                top = -np.inf
+                for j in range(k):
+                    gap = t * w[j] - N[j]
+                    if gap > top:
+                        top = gap
+                        arm = j
+        if pos == buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        x = mu[arm] + sigma[arm] * buf[pos]
+        pos += 1
+        observe(arm, x, S, N, mh, v, inv_next, var)
+        t += 1
+
+
+@dataclass(frozen=True)
+class TrackAndStop(Algorithm):
+    """Track-and-Stop (Garivier & Kaufmann, 2016): track ``w*(μ̂)``, stop with the GLR test.
+
+    Semantics in :func:`track_and_stop_run`; the oracle in :mod:`bai_lib.oracle`.
+
+    Parameters
+    ----------
+    tracking : {"D", "C"}
+        D-tracking with forced exploration (default) or C-tracking.
+    threshold : {"chernoff", "gk2016"}
+        GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
+        ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments
+        (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+    """
+
+    tracking: str = "D"
+    threshold: str = "chernoff"
+
+    name: ClassVar[str] = "tas"
+    short_label: ClassVar[str] = "TaS"
+    color: ClassVar[str] = "#2e4057"
+
+    def __post_init__(self):
+        V.choice(self.tracking, ("D", "C"), "tracking")
+        V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
+
+    def bind(self, prior, noise_stds, delta, max_samples):
+        rule = GLR_THRESHOLDS[self.threshold]
+        c_tracking = self.tracking == "C"
+        sig = noise_stds
+
+        def run(state, mu, max_samples=max_samples):
+            return track_and_stop_run(state, mu, sig, delta, rule, c_tracking, max_samples)
+
+        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))

@@ -1,0 +1,152 @@
+"""The characteristic time ``T*(μ)`` and the optimal allocation ``w*(μ)`` of Gaussian arms.
+
+Math layer. For arms with means ``μ`` and known noise standard deviations ``σ_i`` (Garivier &
+Kaufmann, 2016, Section 2; Jourdan et al. for unequal variances), with ``1`` the best arm,
+
+.. math:: T^*(\\mu)^{-1} = \\sup_{w \\in \\Sigma_K} \\min_{j \\ne 1}
+    \\frac{(\\mu_1 - \\mu_j)^2}{2(\\sigma_1^2/w_1 + \\sigma_j^2/w_j)},
+
+and any δ-correct algorithm has :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+
+How it is solved
+----------------
+At the optimum every constraint is active. Fix :math:`w_1 = 1` and write the common value of
+the constraints as :math:`y = u/\\sigma_1^2`; with :math:`a_j = (\\mu_1-\\mu_j)^2/2`, equality
+gives :math:`w_j = x_j(u) = (\\sigma_j^2/\\sigma_1^2)\\,u/(a_j - u)` for
+:math:`u \\in (0, \\min_j a_j)`. Setting the derivative of :math:`y/(1+\\sum_j x_j)` to zero
+gives the optimality condition
+
+.. math:: h(u) = \\sigma_1^2 \\sum_{j \\ne 1} x_j(u)^2/\\sigma_j^2 - 1 = 0,
+
+(for equal variances, the condition :math:`\\sum_j w_j^2 = w_1^2` of Garivier & Kaufmann),
+with :math:`h` increasing and convex from :math:`-1` to :math:`+\\infty`. :func:`solve_oracle`
+finds the root by Halley's method safeguarded by bisection, warm-started from a previous root
+when one is given (Track-and-Stop re-solves after every sample), then
+:math:`w^* \\propto (1, x_2, \\dots, x_K)` and :math:`T^* = (1 + \\sum_j x_j)\\,\\sigma_1^2/u`.
+For two arms this is :math:`w_1^* = \\sigma_1/(\\sigma_1+\\sigma_2)` and
+:math:`T^* = 2(\\sigma_1+\\sigma_2)^2/\\Delta^2`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import _validate as V
+
+__all__ = ["characteristic_time", "solve_oracle"]
+
+
+@njit(cache=True, nogil=True)
+def solve_oracle(mu, var, best, w, u_guess):
+    """Optimal weights for means ``mu`` and variances ``var`` with best arm ``best``.
+
+    Writes ``w*`` into ``w`` and returns ``(T_star, u)``; pass ``u`` back as ``u_guess`` to
+    warm-start the next solve (``u_guess <= 0`` starts cold). The caller guarantees that
+    ``mu[best] > mu[j]`` for every ``j != best``. Iterations stop when ``|h| <= 1e-12``, when a
+    Halley step changes ``u`` by at most ``1e-6 u`` (cubic convergence leaves an error far
+    below that), or when the bisection bracket is narrower than ``1e-12 u``; at most 200.
+    """
+    k = mu.size
+    s1 = var[best]
+    inv_s1 = 1.0 / s1
+    m = mu[best]
+    a_min = np.inf
+    for j in range(k):
+        if j != best:
+            d = m - mu[j]
+            a = 0.5 * d * d  # a_j = (mu_best - mu_j)^2 / 2
+            if a < a_min:
+                a_min = a
+    lo = 0.0
+    hi = a_min
+    u = u_guess if 0.0 < u_guess < a_min else 0.5 * a_min
+    for _ in range(200):
+        h = 0.0
+        dh = 0.0
+        d2h = 0.0
+        for j in range(k):
+            if j != best:
+                d = m - mu[j]
+                a = 0.5 * d * d
+                inv = 1.0 / (a - u)
+                r = u * inv  # x_j = (var_j / var_best) r
+                dr = a * inv * inv  # dr/du
+                q = var[j] * r
+                h += q * r
+                dh += q * dr
+                d2h += var[j] * (dr * dr + 2.0 * r * dr * inv)
+        h = h * inv_s1 - 1.0
+        dh *= 2.0 * inv_s1
+        d2h *= 2.0 * inv_s1
+        if h > 0.0:
+            hi = u
+        else:
+            lo = u
+        if abs(h) <= 1e-12:
+            break
+        step = u - 2.0 * h * dh / (2.0 * dh * dh - h * d2h)  # Halley
+        if not lo < step < hi:
+            step = 0.5 * (lo + hi)
+        elif abs(step - u) <= 1e-6 * u:
+            u = step  # cubic convergence: the error left is far below 1e-12
+            break
+        u = step
+        if hi - lo <= 1e-12 * hi:
+            break
+    total = 1.0
+    for j in range(k):
+        if j != best:
+            d = m - mu[j]
+            w[j] = var[j] * inv_s1 * u / (0.5 * d * d - u)
+            total += w[j]
+    w[best] = 1.0
+    inv_total = 1.0 / total
+    for j in range(k):
+        w[j] *= inv_total
+    return total * s1 / u, u
+
+
+def characteristic_time(means, noise_stds=1.0):
+    """``(T_star, w_star)``: the characteristic time and optimal allocation of a Gaussian bandit.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        Arm means ``μ``, ``k >= 2``, with a unique best arm (otherwise ``T*`` is infinite).
+    noise_stds : float or array_like, shape (k,)
+        Known noise standard deviations ``σ_i > 0``.
+
+    Returns
+    -------
+    T_star : float
+        :math:`T^*(\\mu)`, so that :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+    w_star : ndarray, shape (k,)
+        The allocation attaining the supremum (sums to 1).
+    """
+    try:
+        mu = np.array(means, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
+    if mu.ndim != 1 or mu.size < 2 or not np.all(np.isfinite(mu)):
+        raise ValueError(f"means must be a finite vector of length >= 2, got {means!r}")
+    sig = np.array(noise_stds, dtype=np.float64) if not isinstance(noise_stds, str) else None
+    if sig is None or sig.ndim > 1 or (sig.ndim == 1 and sig.size != mu.size):
+        raise ValueError(f"noise_stds must be a positive number or have length k = {mu.size}, "
+                         f"got {noise_stds!r}")
+    sig = np.broadcast_to(sig, mu.shape)
+    if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
+        raise ValueError(f"noise_stds must be finite and positive, got {noise_stds!r}")
+    best = int(np.argmax(mu))
+    if np.count_nonzero(mu == mu[best]) > 1:
+        raise ValueError("means: the best arm must be unique (with a tie, T* is infinite)")
+    var = np.ascontiguousarray(sig**2)
+    if not np.all(np.isfinite(var)) or np.any(var == 0) or not np.isfinite(np.max((mu[best] - mu) ** 2)):
+        raise ValueError("means and noise_stds are out of floating-point range")
+    w = np.empty(mu.size)
+    t_star, _ = solve_oracle(mu, var, best, w, 0.0)
+    if not (math.isfinite(t_star) and t_star > 0):
+        raise ValueError("means and noise_stds are out of floating-point range")
+    return float(t_star), w
