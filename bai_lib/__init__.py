@@ -3,6 +3,7 @@
 Layers
 ------
 - math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``), :mod:`bai_lib.bounds`,
+  :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
   :mod:`bai_lib.stopping` (TTTS/TTUCB thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
@@ -12,14 +13,15 @@ Layers
 - presentation: :mod:`bai_lib.plotting`; published numbers: :mod:`bai_lib.published`
 """
 
-from . import bounds, published
-from .algorithms import EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
+from . import bounds, opt2, published
+from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingRule,
+                         TrackAndStop)
 from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
 from .simulation import SimulationResult, simulate
 
 __all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "Elimination", "NoElim",
-           "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "characteristic_time", "bounds",
-           "published"]
+           "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
+           "bounds", "opt2", "published"]
 
 __version__ = "0.1.0"

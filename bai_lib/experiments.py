@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from . import published
+from . import _validate as V
 from .algorithms import Elimination, resolve
 from .priors import GaussianPrior
 
@@ -202,9 +203,8 @@ def instance_sets(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_s
     """
     from .simulation import simulate
 
-    for name, v in (("n_sets", n_sets), ("set_size", set_size)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    n_sets = V.integer(n_sets, "n_sets", 1)
+    set_size = V.integer(set_size, "set_size", 1)
     res = simulate(algorithm, prior, noise_stds, delta, int(n_sets) * int(set_size), seed,
                    **simulate_options)
     tau = res.stopping_times.reshape(n_sets, set_size)
@@ -231,10 +231,8 @@ def heterogeneous_setting(seed: int, k: int = 10) -> tuple[GaussianPrior, np.nda
     prior : GaussianPrior
     noise_stds : ndarray, shape (k,)
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    seed = V.integer(seed, "seed", 0)
+    k = V.integer(k, "k", 2)
     ranges = published.EXPERIMENT3["hyper_draws"]
     rng = np.random.default_rng(int(seed))
     m = rng.normal(*ranges["prior_mean"], size=k)
@@ -262,8 +260,7 @@ def error_counts_fisher_p(errors_a: int, errors_b: int, n_a: int, n_b: int | Non
     """
     n_b = n_a if n_b is None else n_b
     for name, v in (("errors_a", errors_a), ("errors_b", errors_b), ("n_a", n_a), ("n_b", n_b)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        V.integer(v, name, 0)
     if errors_a > n_a or errors_b > n_b or n_a == 0 or n_b == 0:
         raise ValueError(f"need 0 <= errors <= runs and runs >= 1, got {errors_a}/{n_a} and {errors_b}/{n_b}")
     table = [[int(errors_a), int(n_a - errors_a)], [int(errors_b), int(n_b - errors_b)]]

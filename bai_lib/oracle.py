@@ -36,7 +36,7 @@ from numba import njit
 
 from . import _validate as V
 
-__all__ = ["characteristic_time", "solve_oracle"]
+__all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle"]
 
 
 @njit(cache=True, nogil=True)
@@ -109,23 +109,8 @@ def solve_oracle(mu, var, best, w, u_guess):
     return total * s1 / u, u
 
 
-def characteristic_time(means, noise_stds=1.0):
-    """``(T_star, w_star)``: the characteristic time and optimal allocation of a Gaussian bandit.
-
-    Parameters
-    ----------
-    means : array_like, shape (k,)
-        Arm means ``μ``, ``k >= 2``, with a unique best arm (otherwise ``T*`` is infinite).
-    noise_stds : float or array_like, shape (k,)
-        Known noise standard deviations ``σ_i > 0``.
-
-    Returns
-    -------
-    T_star : float
-        :math:`T^*(\\mu)`, so that :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
-    w_star : ndarray, shape (k,)
-        The allocation attaining the supremum (sums to 1).
-    """
+def _instance(means, noise_stds):
+    """Checked ``(mu, var, best)`` of an instance with a unique best arm."""
     try:
         mu = np.array(means, dtype=np.float64)
     except (TypeError, ValueError):
@@ -143,10 +128,100 @@ def characteristic_time(means, noise_stds=1.0):
     if np.count_nonzero(mu == mu[best]) > 1:
         raise ValueError("means: the best arm must be unique (with a tie, T* is infinite)")
     var = np.ascontiguousarray(sig**2)
-    if not np.all(np.isfinite(var)) or np.any(var == 0) or not np.isfinite(np.max((mu[best] - mu) ** 2)):
+    if (not np.all(np.isfinite(var)) or np.any(var == 0)
+            or not np.isfinite(np.max((mu[best] - mu) ** 2))):
         raise ValueError("means and noise_stds are out of floating-point range")
+    return mu, var, best
+
+
+def allocation_time(means, noise_stds, weights):
+    """``T(w, μ)``: the characteristic time of the fixed allocation ``w``.
+
+    .. math:: T(w, \\mu)^{-1} = \\min_{j \\ne 1}
+        \\frac{(\\mu_1 - \\mu_j)^2}{2(\\sigma_1^2/w_1 + \\sigma_j^2/w_j)},
+
+    so that a rule sampling the arms in the proportions ``w`` and stopping with the GLR test
+    needs about :math:`T(w, \\mu)\\log(1/\\delta)` samples; :math:`T^*(\\mu) = \\min_w T(w, \\mu)`.
+    For the uniform allocation and equal noise, :math:`T = 4\\sigma^2 k / \\Delta_{\\min}^2`.
+
+    Parameters
+    ----------
+    means, noise_stds
+        As for :func:`characteristic_time`.
+    weights : array_like, shape (k,)
+        Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
+    """
+    mu, var, best = _instance(means, noise_stds)
+    try:
+        w = np.array(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"weights must be an array of real numbers, got {weights!r}") from None
+    if w.shape != mu.shape or not np.all(np.isfinite(w)) or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, got {weights!r}")
+    if w[best] == 0:
+        raise ValueError("weights: the best arm must get a positive weight (else T is infinite)")
+    others = np.arange(mu.size) != best
+    with np.errstate(divide="ignore"):
+        cost = (mu[best] - mu[others]) ** 2 / (2 * (var[best] / w[best] + var[others] / w[others]))
+    if np.any(cost == 0):
+        raise ValueError("weights: every arm must get a positive weight (else T is infinite)")
+    return float(1.0 / cost.min())
+
+
+def characteristic_time(means, noise_stds=1.0):
+    """``(T_star, w_star)``: the characteristic time and optimal allocation of a Gaussian bandit.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        Arm means ``μ``, ``k >= 2``, with a unique best arm (otherwise ``T*`` is infinite).
+    noise_stds : float or array_like, shape (k,)
+        Known noise standard deviations ``σ_i > 0``.
+
+    Returns
+    -------
+    T_star : float
+        :math:`T^*(\\mu)`, so that :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+    w_star : ndarray, shape (k,)
+        The allocation attaining the supremum (sums to 1).
+    """
+    mu, var, best = _instance(means, noise_stds)
     w = np.empty(mu.size)
     t_star, _ = solve_oracle(mu, var, best, w, 0.0)
     if not (math.isfinite(t_star) and t_star > 0):
         raise ValueError("means and noise_stds are out of floating-point range")
     return float(t_star), w
+
+
+def glr_time(T, delta, threshold="chernoff"):
+    """The fixed point of ``t = T β(t, δ)``: when a rule with characteristic time ``T`` stops.
+
+    A rule that samples in proportions with :math:`T(w, \\mu) = T` makes the GLR statistic grow
+    like :math:`t/T`, so without noise it would stop when :math:`t/T` reaches the threshold
+    :math:`\\beta(t, \\delta)`. For ``"chernoff"``, :math:`\\beta = \\log(t/\\delta)`, this is
+    :math:`t = T\\log(t/\\delta)`: about :math:`T\\log(1/\\delta)` plus the :math:`T\\log t`
+    the threshold adds, which matters at moderate δ.
+
+    Parameters
+    ----------
+    T : float
+        Characteristic time ``T(w, μ) > 0`` (:func:`allocation_time`, :func:`characteristic_time`).
+    delta : float
+        Confidence level in ``(0, 1)``.
+    threshold : {"chernoff", "gk2016"}
+        The GLR threshold (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+    """
+    from .kernels import GLR_THRESHOLDS, glr_beta
+
+    T = V.positive(T, "T")
+    delta = V.open_unit(delta, "delta")
+    rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
+    # g(t) = T β(t, δ) is increasing and concave with g'(t) <= T/t < 1 for t > T, so the
+    # iteration converges monotonically to the largest fixed point from any start above T.
+    t = max(T * math.log(1.0 / delta), math.e * T, 2.0)
+    for _ in range(10_000):
+        t_new = max(T * glr_beta(t, delta, rule), t * 1e-300)
+        if abs(t_new - t) <= 1e-14 * t:
+            return float(t_new)
+        t = t_new
+    raise ValueError(f"no fixed point of t = T β(t, δ) found for T = {T!r}, delta = {delta!r}")

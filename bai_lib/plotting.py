@@ -1,7 +1,8 @@
 """One shared figure style for every chapter (the *presentation layer*).
 
-Call :func:`use_style` once per notebook; use :data:`COLORS` so an algorithm keeps its
-colour across chapters, and :func:`figure` for consistently sized axes.
+Call :func:`use_style` once per notebook; use :data:`COLORS` (or a specification's ``color``)
+so an algorithm keeps its colour across chapters, and :func:`figure` for consistently sized
+axes. Colours and labels come from the algorithm specifications (:mod:`bai_lib.algorithms`).
 """
 
 from __future__ import annotations
@@ -9,14 +10,14 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 
+from .algorithms import ALGORITHMS
+
 __all__ = ["COLORS", "ARM_COLORS", "SHADES", "LABELS", "use_style", "figure"]
 
-#: Colour of each algorithm (keys as accepted by :func:`bai_lib.simulate`) and of reference lines.
+#: Colour of each registered algorithm (its specification's ``color``, keyed by the names
+#: accepted by :func:`bai_lib.simulate`) and of reference lines.
 COLORS: dict[str, str] = {
-    "elimination": "#1b6ca8",
-    "noelim": "#7a5195",
-    "ttts": "#d1495b",
-    "ttucb": "#edae49",
+    **{name: cls.color for name, cls in ALGORITHMS.items()},
     "reference": "#555555",
     "k2": "#1b6ca8",
     "k10": "#d1495b",
@@ -29,13 +30,8 @@ ARM_COLORS: tuple[str, ...] = ("#1b6ca8", "#d1495b", "#edae49", "#66a182", "#7a5
 #: Light-to-dark sequence for a family of curves indexed by a parameter (e.g. budgets).
 SHADES: tuple[str, ...] = ("#9ecae1", "#3182bd", "#08306b")
 
-#: Display names used in legends and tables.
-LABELS: dict[str, str] = {
-    "elimination": "Alg. 1 (elimination)",
-    "noelim": "NoElim",
-    "ttts": "TTTS",
-    "ttucb": "TTUCB",
-}
+#: Display names used in legends and tables: each registered algorithm's ``short_label``.
+LABELS: dict[str, str] = {name: cls.short_label for name, cls in ALGORITHMS.items()}
 
 _RC = {
     "figure.figsize": (6.4, 3.8),

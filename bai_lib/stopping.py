@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from . import _validate as V
+
 __all__ = ["TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg", "ttucb_two_cg", "threshold",
            "predicted_stopping_time", "gap_for_stopping_time"]
 
@@ -88,13 +90,6 @@ def ttucb_two_cg(k: int, delta: float, cg: str = "approx") -> float:
     return 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
 
 
-def _choice(value, options, name):
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {sorted(options)}, got {value!r}")
-    return value
-
-
-
 def _check_common(algorithm: str, delta: float, k: int) -> None:
     if algorithm not in ("ttts", "ttucb"):
         raise ValueError(f"algorithm must be 'ttts' or 'ttucb', got {algorithm!r}")
@@ -125,8 +120,8 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx",
         TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
     """
     _check_common(algorithm, delta, k)
-    _choice(rule, TTUCB_THRESHOLDS, "rule")
-    _choice(log_term, TTUCB_LOG_TERMS, "log_term")
+    V.choice(rule, TTUCB_THRESHOLDS, "rule")
+    V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
     t = np.asarray(t, dtype=float)
     if np.any(t < 2) or not np.all(np.isfinite(t)):
         raise ValueError("t must be finite and >= 2")

@@ -11,6 +11,7 @@ from scipy import integrate
 from scipy.stats import norm
 
 from bai_lib import bounds as B
+from bai_lib import opt2
 from bai_lib.priors import GaussianPrior
 
 
@@ -224,27 +225,27 @@ def test_allocation_indifference_zone():
     g0 = math.sqrt(2 * sigma**2 * lam)
     inside = np.linspace(-g0, g0, 101)
     outside = np.concatenate([np.linspace(-10, -g0 * 1.0001, 50), np.linspace(g0 * 1.0001, 10, 50)])
-    assert np.all(B.opt2_allocation(inside, lam, sigma) == 0.0)
-    assert np.all(B.opt2_allocation(outside, lam, sigma) > 0.0)
+    assert np.all(opt2.allocation(inside, lam, sigma) == 0.0)
+    assert np.all(opt2.allocation(outside, lam, sigma) > 0.0)
     # maximum 1/(eλ) at a = eλ
     g_star = math.sqrt(2 * sigma**2 * math.e * lam)
-    assert B.opt2_allocation(g_star, lam, sigma) == pytest.approx(1 / (math.e * lam), rel=1e-12)
-    assert np.all(B.opt2_allocation(outside, lam, sigma) <= 1 / (math.e * lam) * (1 + 1e-12))
+    assert opt2.allocation(g_star, lam, sigma) == pytest.approx(1 / (math.e * lam), rel=1e-12)
+    assert np.all(opt2.allocation(outside, lam, sigma) <= 1 / (math.e * lam) * (1 + 1e-12))
     # pointwise stationarity: a e^{-a n} = λ where n > 0
     a = outside**2 / (2 * sigma**2)
-    np.testing.assert_allclose(a * np.exp(-a * B.opt2_allocation(outside, lam, sigma)), lam, rtol=1e-10)
+    np.testing.assert_allclose(a * np.exp(-a * opt2.allocation(outside, lam, sigma)), lam, rtol=1e-10)
 
 
 @pytest.mark.parametrize("prior,sigma", [(STANDARD, 1.0), (SKEWED, 0.5)])
 def test_solution_budget_binds(prior, sigma):
     for budget in (0.05, 1.0, 20.0, 300.0):
-        sol = B.solve_opt2(prior, budget, sigma)
+        sol = opt2.solve(prior, budget, sigma)
         g0 = sol.indifference_gap
         assert g0 == pytest.approx(math.sqrt(2 * sigma**2 * sol.lam), rel=1e-12)
-        used = gap_quad(lambda g: B.opt2_allocation(g, sol.lam, sigma), prior, (-g0, g0))
+        used = gap_quad(lambda g: opt2.allocation(g, sol.lam, sigma), prior, (-g0, g0))
         assert used == pytest.approx(budget, rel=1e-6)
         value = gap_quad(
-            lambda g: math.exp(-(g**2) / (2 * sigma**2) * B.opt2_allocation(g, sol.lam, sigma)),
+            lambda g: math.exp(-(g**2) / (2 * sigma**2) * opt2.allocation(g, sol.lam, sigma)),
             prior,
             (-g0, g0),
         )
@@ -256,8 +257,8 @@ def test_solution_budget_binds(prior, sigma):
 @pytest.mark.parametrize("prior,sigma", [(STANDARD, 1.0), (SKEWED, 0.5)])
 def test_opt2_beats_uniform_allocation(prior, sigma):
     for budget in (0.1, 1.0, 10.0, 100.0, 1e4):
-        v = B.solve_opt2(prior, budget, sigma).min_expected_poe
-        u = B.uniform_allocation_poe(prior, budget, sigma)
+        v = opt2.solve(prior, budget, sigma).min_expected_poe
+        u = opt2.uniform_allocation_poe(prior, budget, sigma)
         assert v < u * (1 - 1e-3)
 
 
@@ -265,13 +266,13 @@ def test_uniform_allocation_closed_form():
     for prior, sigma in ((STANDARD, 1.0), (SKEWED, 0.5)):
         for budget in (0.0, 0.3, 7.0):
             direct = gap_quad(lambda g: math.exp(-budget * g**2 / (2 * sigma**2)), prior)
-            assert B.uniform_allocation_poe(prior, budget, sigma) == pytest.approx(direct, rel=1e-9)
+            assert opt2.uniform_allocation_poe(prior, budget, sigma) == pytest.approx(direct, rel=1e-9)
 
 
 def test_frontier_decreasing():
     budgets = np.logspace(-2, 5, 15)
-    fr = B.opt2_frontier(SKEWED, budgets, 0.8)
-    assert isinstance(fr, B.Opt2Frontier)
+    fr = opt2.frontier(SKEWED, budgets, 0.8)
+    assert isinstance(fr, opt2.Frontier)
     b, v, lam = fr
     np.testing.assert_array_equal(b, budgets)
     assert v.shape == lam.shape == budgets.shape
@@ -283,9 +284,9 @@ def test_frontier_decreasing():
 def test_kkt_perturbing_lambda():
     for prior, sigma in ((STANDARD, 1.0), (SKEWED, 0.5)):
         for budget in (0.5, 5.0, 50.0):
-            sol = B.solve_opt2(prior, budget, sigma)
+            sol = opt2.solve(prior, budget, sigma)
             for factor in (0.9, 0.999, 1.001, 1.1):
-                used, poe = B.opt2_budget_and_poe(prior, sol.lam * factor, sigma)
+                used, poe = opt2.budget_and_poe(prior, sol.lam * factor, sigma)
                 if factor < 1:
                     assert used > budget  # infeasible
                 else:
@@ -295,7 +296,7 @@ def test_kkt_perturbing_lambda():
 
 def test_opt2_beats_other_feasible_allocations():
     prior, sigma, budget = SKEWED, 0.5, 5.0
-    sol = B.solve_opt2(prior, budget, sigma)
+    sol = opt2.solve(prior, budget, sigma)
     g0 = sol.indifference_gap
     loc, sc = B.gap_distribution(prior)
 
@@ -316,7 +317,7 @@ def test_opt2_beats_other_feasible_allocations():
 
 def test_monte_carlo_check_of_one_dimensional_reduction():
     prior, sigma, budget = SKEWED, 0.5, 3.0
-    sol = B.solve_opt2(prior, budget, sigma)
+    sol = opt2.solve(prior, budget, sigma)
     mu = prior.sample_means(np.random.default_rng(12345), 400_000)
     gaps = mu[:, 0] - mu[:, 1]
     n = sol.allocation(gaps)
@@ -331,16 +332,16 @@ def test_large_budget_asymptote():
     for prior, sigma in ((STANDARD, 1.0), (SKEWED, 0.5)):
         L = closed_form_L(prior)
         for budget in (1e6, 1e8):
-            v = B.solve_opt2(prior, budget, sigma).min_expected_poe
+            v = opt2.solve(prior, budget, sigma).min_expected_poe
             assert v * budget / (8 * sigma**2 * L**2) == pytest.approx(1.0, rel=1e-3)
-            assert B.opt2_large_budget_poe(prior, budget, sigma) == pytest.approx(v, rel=1e-3)
+            assert opt2.large_budget_poe(prior, budget, sigma) == pytest.approx(v, rel=1e-3)
 
 
 def test_poe_lower_bound_is_V_over_2_4():
-    sol = B.solve_opt2(STANDARD, 10.0)
-    assert B.opt2_poe_lower_bound(STANDARD, 10.0) == pytest.approx(sol.min_expected_poe / 2.4, rel=1e-12)
+    sol = opt2.solve(STANDARD, 10.0)
+    assert opt2.poe_lower_bound(STANDARD, 10.0) == pytest.approx(sol.min_expected_poe / 2.4, rel=1e-12)
     assert sol.poe_lower_bound == pytest.approx(sol.min_expected_poe / 2.4, rel=1e-12)
-    np.testing.assert_array_equal(sol.allocation([0.0, 1.0]), B.opt2_allocation([0.0, 1.0], sol.lam))
+    np.testing.assert_array_equal(sol.allocation([0.0, 1.0]), opt2.allocation([0.0, 1.0], sol.lam))
     with pytest.raises(dataclasses.FrozenInstanceError):
         sol.lam = 1.0  # type: ignore[misc]
 
@@ -368,11 +369,11 @@ def test_other_validation():
     with pytest.raises(ValueError, match="gap"):
         B.frequentist_lower_bound(np.inf, 0.1)
     with pytest.raises(ValueError, match="gap"):
-        B.opt2_allocation(np.nan, 0.1)
+        opt2.allocation(np.nan, 0.1)
     with pytest.raises(ValueError, match="sigma"):
         B.frequentist_lower_bound(1.0, 0.1, sigma=0.0)
     with pytest.raises(ValueError, match="sigma"):
-        B.solve_opt2(STANDARD, 1.0, sigma=-1.0)
+        opt2.solve(STANDARD, 1.0, sigma=-1.0)
     with pytest.raises(ValueError, match="form"):
         B.frequentist_lower_bound(1.0, 0.1, form="exact")
     with pytest.raises(ValueError, match="cutoff"):
@@ -380,7 +381,7 @@ def test_other_validation():
     with pytest.raises(ValueError, match="prior"):
         B.truncated_bayes_lower_bound(GaussianPrior([0, 0, 0], [1, 1, 1]), 0.1, 0.1)
     with pytest.raises(ValueError, match="prior"):
-        B.solve_opt2(GaussianPrior([0, 0, 0], [1, 1, 1]), 1.0)
+        opt2.solve(GaussianPrior([0, 0, 0], [1, 1, 1]), 1.0)
     with pytest.raises(ValueError, match="prior"):
         B.N_V("not a prior", 0.1)
     with pytest.raises(ValueError, match="noise_stds"):
@@ -390,15 +391,15 @@ def test_other_validation():
     with pytest.raises(ValueError, match="convention"):
         B.N_V(STANDARD, 0.1, convention="other")
     with pytest.raises(ValueError, match="budget"):
-        B.solve_opt2(STANDARD, 0.0)
+        opt2.solve(STANDARD, 0.0)
     with pytest.raises(ValueError, match="budget"):
-        B.solve_opt2(STANDARD, np.inf)
+        opt2.solve(STANDARD, np.inf)
     with pytest.raises(ValueError, match="budget"):
-        B.uniform_allocation_poe(STANDARD, -1.0)
+        opt2.uniform_allocation_poe(STANDARD, -1.0)
     with pytest.raises(ValueError, match="budgets"):
-        B.opt2_frontier(STANDARD, [1.0, -2.0])
+        opt2.frontier(STANDARD, [1.0, -2.0])
     with pytest.raises(ValueError, match="lam"):
-        B.opt2_allocation(1.0, 0.0)
+        opt2.allocation(1.0, 0.0)
     with pytest.raises(ValueError, match="a must"):
         B.bernoulli_kl(1.2, 0.5)
     with pytest.raises(ValueError, match="b must"):
@@ -410,8 +411,8 @@ def test_opt2_budget_for_poe_inverts_the_frontier():
 
     H = GaussianPrior.standard(2)
     for target in (0.5, 0.1, 1e-3):
-        N = bounds.opt2_budget_for_poe(H, target)
-        assert bounds.solve_opt2(H, N).min_expected_poe == pytest.approx(target, rel=1e-8)
-        assert bounds.solve_opt2(H, 0.99 * N).min_expected_poe > target
+        N = opt2.budget_for_poe(H, target)
+        assert opt2.solve(H, N).min_expected_poe == pytest.approx(target, rel=1e-8)
+        assert opt2.solve(H, 0.99 * N).min_expected_poe > target
     with pytest.raises(ValueError, match="target"):
-        bounds.opt2_budget_for_poe(H, 1.0)
+        opt2.budget_for_poe(H, 1.0)

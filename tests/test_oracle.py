@@ -93,3 +93,44 @@ def test_bad_input_is_refused_with_the_parameter_named():
         characteristic_time([1.0, 0.0], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="noise_stds"):
         characteristic_time([1.0, 0.0], "1")
+
+
+def test_allocation_time_is_minimised_by_the_optimal_weights():
+    from bai_lib.oracle import allocation_time
+
+    rng = np.random.default_rng(7)
+    mu, sig = rng.normal(size=5), rng.uniform(0.5, 2.0, size=5)
+    T, w = characteristic_time(mu, sig)
+    assert allocation_time(mu, sig, w) == pytest.approx(T, rel=1e-10)
+    for _ in range(20):
+        assert allocation_time(mu, sig, rng.dirichlet(np.ones(5))) > T
+    # Uniform allocation, equal noise: 4 sigma^2 k / gap_min^2.
+    mu = np.array([1.0, 0.7, 0.2, 0.0])
+    assert allocation_time(mu, 1.5, np.full(4, 0.25)) == pytest.approx(4 * 1.5**2 * 4 / 0.3**2)
+    with pytest.raises(ValueError, match="weights"):
+        allocation_time(mu, 1.0, [0.5, 0.5, 0.0, 0.0])
+    with pytest.raises(ValueError, match="weights"):
+        allocation_time(mu, 1.0, [0.5, 0.5])
+    with pytest.raises(ValueError, match="weights"):
+        allocation_time(mu, 1.0, [0.0, 0.5, 0.25, 0.25])
+
+
+def test_glr_time_is_the_fixed_point_of_the_threshold():
+    import math
+
+    from bai_lib.oracle import glr_time
+
+    for T, delta in ((5.0, 0.1), (214.0, 0.01), (1e4, 1e-6)):
+        t = glr_time(T, delta)
+        assert t == pytest.approx(T * math.log(t / delta), rel=1e-12)
+        assert t > T * math.log(1 / delta)
+        t_gk = glr_time(T, delta, "gk2016")
+        assert t_gk == pytest.approx(T * math.log((math.log(t_gk) + 1) / delta), rel=1e-12)
+        assert t_gk < t
+    assert glr_time(10.0, 0.001) > glr_time(10.0, 0.01) > glr_time(10.0, 0.1)
+    with pytest.raises(ValueError, match="T"):
+        glr_time(0.0, 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        glr_time(5.0, 1.0)
+    with pytest.raises(ValueError, match="threshold"):
+        glr_time(5.0, 0.1, "printed")

@@ -43,6 +43,8 @@ name              specification                                          module
 
 Adding an algorithm means one module with its specification (and, if it needs one, its kernel)
 and one entry in :data:`ALGORITHMS`; :func:`register` does the same for a class defined elsewhere.
+A sampling rule of your own, written as one ``@njit`` function, runs through
+:class:`SamplingRule` (:mod:`bai_lib.algorithms.plugin`).
 """
 
 from __future__ import annotations
@@ -51,11 +53,12 @@ from .base import Algorithm, BoundAlgorithm
 from .elimination import Elimination, NoElim
 from .top_two import EBTC, TTTS, TTUCB
 from .lucb import LUCB
+from .plugin import SamplingRule
 from .track_and_stop import TrackAndStop
 
 __all__ = ["Algorithm", "BoundAlgorithm", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
            "TrackAndStop", "LUCB",
-           "ALGORITHMS", "register", "resolve"]
+           "SamplingRule", "ALGORITHMS", "register", "resolve"]
 
 #: The string aliases accepted by :func:`bai_lib.simulate`, each for its default specification.
 ALGORITHMS: dict[str, type] = {}

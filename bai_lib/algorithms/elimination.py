@@ -36,7 +36,7 @@ class Elimination(Algorithm):
     recommend: str = "uniform"
 
     name: ClassVar[str] = "elimination"
-    short_label: ClassVar[str] = "Alg. 1"
+    short_label: ClassVar[str] = "Alg. 1 (elimination)"
     color: ClassVar[str] = "#1b6ca8"
     bounded: ClassVar[bool] = True
     needs_prior: ClassVar[bool] = True

@@ -1,0 +1,139 @@
+"""Your own sampling rule, run with the library's stopping and recommendation rules.
+
+Write the rule as a numba ``@njit`` function with the signature ::
+
+    select(t, N, S, sigma, state) -> arm
+
+called before every sample after the first round (each arm is sampled once first), where
+
+- ``t`` (int64) is the number of samples taken so far,
+- ``N`` (int64[k]) the number of samples of each arm and ``S`` (float64[k]) their sums,
+- ``sigma`` (float64[k]) the known noise standard deviations,
+- ``state`` (uint64[4]) the run's generator state, for a rule that randomises: draw from it
+  only with :func:`uniform` and :func:`std_normal` from this module,
+
+and returning the index of the arm to sample next (``0 <= arm < k``). Wrap it in a
+:class:`SamplingRule` and pass that to :func:`bai_lib.simulate`: the run stops with the Gaussian
+GLR test (:func:`bai_lib.kernels.glr_passes`) at the threshold you choose, recommends the
+empirical best arm, and gets everything :func:`~bai_lib.simulate` guarantees (per-run seeding,
+the same results whatever the threads, censoring at ``max_samples``, a progress bar).
+
+Example
+-------
+>>> from numba import njit
+>>> @njit
+... def round_robin(t, N, S, sigma, state):
+...     return t % N.size
+>>> spec = SamplingRule(round_robin, label_text="round robin")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, ClassVar
+
+import numpy as np
+from numba import njit
+
+from .. import _validate as V
+from .._rng import fill_normal, std_normal, uniform
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, argmax,
+                       glr_beta, glr_passes, observe)
+from .base import Algorithm, BoundAlgorithm, gap_cost
+
+__all__ = ["SamplingRule", "plugin_run", "uniform", "std_normal"]
+
+
+@njit(nogil=True)
+def plugin_run(state, mu, sigma, select, delta, rule, max_samples):
+    """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring).
+
+    Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
+    (:func:`glr_beta`, code ``rule``) is checked at the empirical best arm, which is recommended
+    when it passes; otherwise ``select`` picks the next arm. An arm outside ``0..k-1`` raises
+    ``ValueError``. Not cached on disk: it is compiled once per sampling rule.
+    """
+    k = mu.size
+    var = sigma * sigma
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    for i in range(k):
+        x = mu[i] + sigma[i] * buf[i]
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = var[i]
+    pos = k
+    inv_next = np.full(k, 0.5)
+    t = np.int64(k)
+    t_next = t
+    thr_lo = 0.0
+    while True:
+        if t >= t_next:
+            thr_lo = glr_beta(t, delta, rule) - 1e-9
+            t_next = t + max(64, t >> 6)
+        best = argmax(mh)
+        if glr_passes(mh, v, best, 2.0 * thr_lo):
+            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
+                return t, np.int64(best), False, STOP_GLR
+        if t + 1 > max_samples:
+            return t, np.int64(best), True, STOP_CENSORED
+        arm = select(t, N, S, sigma, state)
+        if arm < 0 or arm >= k:
+            raise ValueError("the sampling rule returned an arm outside 0..k-1")
+        if pos == buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        x = mu[arm] + sigma[arm] * buf[pos]
+        pos += 1
+        observe(arm, x, S, N, mh, v, inv_next, var)
+        t += 1
+
+
+@dataclass(frozen=True)
+class SamplingRule(Algorithm):
+    """A user-defined sampling rule with GLR stopping and the empirical-best recommendation.
+
+    Parameters
+    ----------
+    select : numba-compiled function
+        ``select(t, N, S, sigma, state) -> arm`` (see :mod:`bai_lib.algorithms.plugin`).
+    label_text : str
+        Name shown in tables and legends.
+    threshold : {"chernoff", "gk2016"}
+        GLR threshold ``β(t, δ)`` (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+    color : str
+        Colour in figures.
+    """
+
+    select: Callable
+    label_text: str = "custom rule"
+    threshold: str = "chernoff"
+    color: str = "#555555"
+
+    name: ClassVar[str] = "custom"
+
+    def __post_init__(self):
+        if not (hasattr(self.select, "py_func") and hasattr(self.select, "compile")):
+            raise ValueError(f"select must be a numba @njit function, got {self.select!r}")
+        if not isinstance(self.label_text, str) or not self.label_text:
+            raise ValueError(f"label_text must be a non-empty string, got {self.label_text!r}")
+        V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
+
+    @property
+    def label(self) -> str:
+        return self.label_text
+
+    def bind(self, prior, noise_stds, delta, max_samples):
+        rule = GLR_THRESHOLDS[self.threshold]
+        select = self.select
+        sig = noise_stds
+
+        def run(state, mu, max_samples=max_samples):
+            return plugin_run(state, mu, sig, select, delta, rule, max_samples)
+
+        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))

@@ -1,0 +1,79 @@
+"""A user's own sampling rule through SamplingRule (bai_lib.algorithms.plugin)."""
+
+import math
+
+import numpy as np
+import pytest
+from numba import njit
+
+from bai_lib import SamplingRule, simulate
+from bai_lib.algorithms.plugin import uniform
+from test_baselines import _states, glr_stop
+from test_conventions import Stream
+
+
+@njit
+def round_robin(t, N, S, sigma, state):
+    return t % N.size
+
+
+@njit
+def least_sampled_then_random(t, N, S, sigma, state):
+    if uniform(state) < 0.5:
+        return int(np.argmin(N))
+    return int(uniform(state) * N.size)
+
+
+@njit
+def out_of_range(t, N, S, sigma, state):
+    return -1
+
+
+def ref_round_robin(state, mu, sigma, delta):
+    k = mu.size
+    stream = Stream(state, k)
+    S = mu + sigma * stream.take(k)
+    N = np.ones(k)
+    t = k
+    while True:
+        stop, b = glr_stop(S * (1.0 / N), sigma**2 * (1.0 / N), math.log(t / delta))
+        if stop:
+            return t, b
+        arm = t % k
+        S[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+        N[arm] += 1
+        t += 1
+
+
+def test_round_robin_plugin_matches_a_plain_reference_run_for_run():
+    mu, sigma = np.array([0.6, 0.3, 0.0]), np.array([1.0, 0.7, 1.3])
+    res = simulate(SamplingRule(round_robin, "round robin"), None, sigma, 0.05, 100, 3,
+                   means=mu, progress=False)
+    ref = np.array([ref_round_robin(st, mu, sigma, 0.05) for st in _states(3, 100)])
+    np.testing.assert_array_equal(res.stopping_times, ref[:, 0])
+    np.testing.assert_array_equal(res.recommendations, ref[:, 1])
+    assert res.algorithm.label == "round robin" and set(res.stop_reasons) == {"glr"}
+
+
+def test_a_randomised_plugin_keeps_the_seeding_guarantees():
+    spec = SamplingRule(least_sampled_then_random)
+    runs = [simulate(spec, None, 1.0, 0.05, 300, 4, means=[0.5, 0.0, 0.2], n_threads=nt,
+                     chunk_size=cs, progress=False) for nt, cs in ((1, 1), (2, 5))]
+    np.testing.assert_array_equal(runs[0].stopping_times, runs[1].stopping_times)
+    other = simulate(spec, None, 1.0, 0.05, 300, 5, means=[0.5, 0.0, 0.2], progress=False)
+    assert not np.array_equal(other.stopping_times, runs[0].stopping_times)
+    censored = simulate(spec, None, 1.0, 1e-6, 20, 4, means=[0.5, 0.0, 0.2], max_samples=50,
+                        progress=False)
+    assert censored.censored.all() and np.all(censored.stopping_times == 50)
+
+
+def test_plugin_errors_name_what_is_wrong():
+    with pytest.raises(ValueError, match="select"):
+        SamplingRule(lambda t, N, S, sigma, state: 0)
+    with pytest.raises(ValueError, match="threshold"):
+        SamplingRule(round_robin, threshold="printed")
+    with pytest.raises(ValueError, match="label_text"):
+        SamplingRule(round_robin, label_text="")
+    with pytest.raises(ValueError, match="outside"):
+        simulate(SamplingRule(out_of_range), None, 1.0, 0.05, 4, 0, means=[1.0, 0.0],
+                 progress=False)
