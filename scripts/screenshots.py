@@ -40,7 +40,15 @@ def main(argv: list[str]) -> int:
         print(f"no book in {HTML}; run `make book` first", file=sys.stderr)
         return 1
     from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.chrome.service import Service
+
+    def wait_for_math(page):
+        try:
+            drv.execute_async_script(WAIT_MATHJAX)
+        except TimeoutException:
+            print(f"{page}: MathJax did not finish within 30 s; capturing the page as it is",
+                  file=sys.stderr)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -64,13 +72,13 @@ def main(argv: list[str]) -> int:
             rel = page.relative_to(HTML).as_posix()
             drv.set_window_size(width, 900)
             drv.get(f"{base}/{rel}")
-            drv.execute_async_script(WAIT_MATHJAX)
+            wait_for_math(rel)
             height = drv.execute_script("return document.documentElement.scrollHeight")
             drv.set_window_size(width, min(int(height), 30000))
-            drv.execute_async_script(WAIT_MATHJAX)
+            wait_for_math(rel)
             target = OUT / f"{page.stem}-{width}px.png"
             drv.save_screenshot(str(target))
-            print(target.relative_to(ROOT))
+            print(target)
     finally:
         drv.quit()
         server.shutdown()

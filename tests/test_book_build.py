@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 
 
 def test_book_builds_without_warnings(built_book):
     html, log = built_book
+    if log is None:
+        pytest.skip("BAI_LIB_BOOK_HTML points at an existing build; nothing was built")
     assert "WARNING" not in log, f"book build warned:\n{log[-6000:]}"
     assert (html / "index.html").exists(), f"no {html / 'index.html'}"
     pages = sorted(p.name for p in (html / "notebooks").glob("*.html"))
