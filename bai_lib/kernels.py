@@ -118,14 +118,18 @@ def glr_beta(t, delta, rule):
     return math.log((math.log(t) + 1.0) / delta)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def glr_passes(mh, v, best, c):
     """Whether ``(mh[best] - mh[j])² >= c (v[best] + v[j])`` for every ``j != best``.
 
     With ``v_i = σ_i²/N_i`` and ``c = 2β`` this is the Gaussian GLR (Chernoff) test
     ``min_j Z_{best,j} >= β``, ``Z_{ab} = (μ̂_a − μ̂_b)² / (2(σ_a²/N_a + σ_b²/N_b))``; the caller
-    passes the empirical best arm, at which ``max_a min_b Z_ab`` is attained.
+    passes the empirical best arm, at which ``max_a min_b Z_ab`` is attained. Two arms take a
+    branch-free path (the same comparison), which the compiler keeps in registers.
     """
+    if mh.size == 2:
+        d = mh[0] - mh[1]
+        return d * d >= c * (v[0] + v[1])
     for j in range(mh.size):
         if j != best:
             d = mh[best] - mh[j]
@@ -134,7 +138,7 @@ def glr_passes(mh, v, best, c):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def observe(arm, x, S, N, mh, v, inv_next, var):
     """Book reward ``x`` of ``arm``: sums, counts, mean ``S/N`` and ``v = var/N``.
 

@@ -84,6 +84,7 @@ FIXED_ROWS = [
     ("F10", TTUCB()),
     ("F10", EBTC()),
     ("F10", TrackAndStop(tracking="D")),
+    ("F10", TrackAndStop(tracking="D", update="every")),
     ("F10", TrackAndStop(tracking="C")),
     ("F10", LUCB()),
 ]

@@ -181,9 +181,9 @@ def _states(seed, n):
 @pytest.mark.parametrize("tracking", ["D", "C"])
 def test_track_and_stop_against_reference(case, tracking):
     mu, sigma = INSTANCES[case], SIGMAS[case]
-    n, delta = 300, 0.05
-    res = simulate(TrackAndStop(tracking=tracking), None, sigma, delta, n, 11, means=mu,
-                   progress=False)
+    n, delta = (300 if mu.size == 2 else 150), 0.05
+    res = simulate(TrackAndStop(tracking=tracking, update="every"), None, sigma, delta, n, 11,
+                   means=mu, progress=False)
     ref = np.array([ref_tas(st, mu, sigma, delta, tracking, 10**6) for st in _states(11, n)])
     same = np.mean((ref[:, 0] == res.stopping_times) & (ref[:, 1] == res.recommendations))
     assert same >= 0.9
@@ -191,6 +191,20 @@ def test_track_and_stop_against_reference(case, tracking):
     err_ref = int(np.sum(ref[:, 1] != np.argmax(mu)))
     err = int(np.sum(~res.correct))
     assert stats.fisher_exact([[err, n - err], [err_ref, n - err_ref]])[1] > 0.01
+
+
+@pytest.mark.parametrize("tracking", ["D", "C"])
+def test_geometric_weight_updates_give_the_same_stopping_time_distribution(tracking):
+    """Re-solving w* once every t/256 samples (the default) against every sample."""
+    mu, sigma = INSTANCES[1], SIGMAS[1]
+    runs = {u: simulate(TrackAndStop(tracking=tracking, update=u), None, sigma, 0.01, 3000, 17,
+                        means=mu, progress=False) for u in ("every", "geometric")}
+    a, b = (runs[u].stopping_times for u in ("every", "geometric"))
+    assert stats.ks_2samp(a, b).pvalue > 0.01
+    np.testing.assert_allclose(np.quantile(a, [0.1, 0.5, 0.9]), np.quantile(b, [0.1, 0.5, 0.9]),
+                               rtol=0.05)
+    errs = [int(np.sum(~runs[u].correct)) for u in ("every", "geometric")]
+    assert stats.fisher_exact([[errs[0], 3000 - errs[0]], [errs[1], 3000 - errs[1]]])[1] > 0.01
 
 
 @pytest.mark.parametrize("case", range(2))
@@ -219,9 +233,10 @@ def test_ttts_any_beta_matches_reference_run_for_run(case, beta):
     mu, sigma = INSTANCES[case], SIGMAS[case]
     k = mu.size
     H = GaussianPrior(np.zeros(k), np.ones(k))
-    res = simulate(TTTS(beta=beta), H, sigma, 0.05, 100, 14, means=mu, progress=False)
+    n = 100 if k == 2 else 40
+    res = simulate(TTTS(beta=beta), H, sigma, 0.05, n, 14, means=mu, progress=False)
     ref = np.array([ref_ttts(st, mu, sigma, np.zeros(k), np.ones(k), 0.05, beta, 10**6)
-                    for st in _states(14, 100)])
+                    for st in _states(14, n)])
     np.testing.assert_array_equal(res.stopping_times, ref[:, 0])
     np.testing.assert_array_equal(res.recommendations, ref[:, 1])
 
@@ -264,5 +279,7 @@ def test_new_specs_refuse_bad_options_with_the_option_named():
         TrackAndStop(tracking="E")
     with pytest.raises(ValueError, match="threshold"):
         TrackAndStop(threshold="log")
+    with pytest.raises(ValueError, match="update"):
+        TrackAndStop(update="lazy")
     with pytest.raises(ValueError, match="threshold"):
         TTTS(threshold="released")

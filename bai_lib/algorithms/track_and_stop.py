@@ -16,11 +16,14 @@ from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, a
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
-__all__ = ["TrackAndStop", "track_and_stop_run"]
+__all__ = ["TrackAndStop", "track_and_stop_run", "UPDATE_SCHEDULES"]
+
+#: ``update`` option -> ``lazy_shift`` of :func:`track_and_stop_run` (0: re-solve every step).
+UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
 
 
 @njit(cache=True, nogil=True)
-def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, max_samples):
+def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, max_samples):
     """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule.
 
     Each arm is sampled once. Then, at every step ``t`` (samples so far), with ``μ̂`` the
@@ -28,10 +31,12 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, max_samples):
 
     * stop if the GLR test ``min_{j≠B} Z_{Bj}(t) >= β(t, δ)`` passes (:func:`glr_passes`,
       threshold :func:`glr_beta` with code ``rule``) and recommend ``B``;
-    * otherwise compute the optimal weights ``w*(μ̂)`` (:func:`bai_lib.oracle.solve_oracle`,
-      re-solved after every sample, warm-started from the previous step's root while the
-      empirical best arm is unchanged; uniform weights if ``μ̂`` has a tie at the top) and
-      sample
+    * otherwise take the optimal weights ``w*(μ̂)`` (:func:`bai_lib.oracle.solve_oracle`,
+      warm-started from the previous root while the empirical best arm is unchanged; uniform
+      weights if ``μ̂`` has a tie at the top), re-solved after every sample when
+      ``lazy_shift = 0``, and otherwise whenever the empirical best arm changes or ``t`` reaches
+      ``t_0 + max(1, t_0 >> lazy_shift)``, ``t_0`` the time of the last solve (a geometric
+      schedule: with ``lazy_shift = 8``, once every ``t/256`` samples), and sample
 
       - **D-tracking** (``c_tracking=False``): the least sampled arm if some arm has
         ``N_a < √t − k/2`` (forced exploration), else ``argmax_a t·w*_a − N_a``;
@@ -70,6 +75,7 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, max_samples):
     thr_lo = 0.0
     u = 0.0
     last_best = -1
+    t_solve = t
     half_k = 0.5 * k
     while True:
         if t >= t_next:
@@ -89,9 +95,11 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, max_samples):
             for j in range(k):
                 w[j] = 1.0 / k
             last_best = -1
-        else:
+        elif best != last_best or t >= t_solve:
             _, u = solve_oracle(mh, var, best, w, u if best == last_best else 0.0)
             last_best = best
+            if lazy_shift > 0:
+                t_solve = t + max(1, t >> lazy_shift)
         if c_tracking:
             eps = 0.5 / math.sqrt(k * k + t)
             arm = 0
@@ -134,6 +142,13 @@ class TrackAndStop(Algorithm):
     ----------
     tracking : {"D", "C"}
         D-tracking with forced exploration (default) or C-tracking.
+    update : {"geometric", "every"}
+        When ``w*(μ̂)`` is re-solved: after every sample (``"every"``, as in Garivier & Kaufmann),
+        or on a geometric schedule, once every ``t/256`` samples and whenever the empirical best
+        arm changes (``"geometric"``, default; the lazy updates that keep Track-and-Stop
+        asymptotically optimal, Jedra & Proutière 2020). Between solves ``μ̂`` moves by
+        ``O(1/√t)`` relative to the weights' own error, and the two give the same distribution of
+        ``τ`` (tested), at about twice the speed for ``k = 10``.
     threshold : {"chernoff", "gk2016"}
         GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
         ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments
@@ -142,6 +157,7 @@ class TrackAndStop(Algorithm):
 
     tracking: str = "D"
     threshold: str = "chernoff"
+    update: str = "geometric"
 
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
@@ -150,13 +166,16 @@ class TrackAndStop(Algorithm):
     def __post_init__(self):
         V.choice(self.tracking, ("D", "C"), "tracking")
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
+        V.choice(self.update, UPDATE_SCHEDULES, "update")
 
     def bind(self, prior, noise_stds, delta, max_samples):
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
+        lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
 
         def run(state, mu, max_samples=max_samples):
-            return track_and_stop_run(state, mu, sig, delta, rule, c_tracking, max_samples)
+            return track_and_stop_run(state, mu, sig, delta, rule, c_tracking, lazy_shift,
+                                      max_samples)
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
