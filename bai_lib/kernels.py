@@ -53,7 +53,9 @@ __all__ = [
     "NORMAL_BUFFER",
     "argmax",
     "conf_factor",
+    "first_round",
     "glr_beta",
+    "glr_check",
     "glr_passes",
     "observe",
     "elimination_run",
@@ -136,6 +138,38 @@ def glr_passes(mh, v, best, c):
             if d * d < c * (v[best] + v[j]):
                 return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def glr_check(mh, v, t, delta, rule, thr_lo):
+    """``(best, stop)``: the empirical best arm and whether the GLR test passes at time ``t``.
+
+    ``thr_lo <= β(t, δ)`` is a cheap lower bound of the threshold (its value at an earlier time,
+    :func:`glr_beta` being increasing in ``t``); the exact threshold is computed only when the
+    test passes against it, so the decision is that of the exact test.
+    """
+    best = argmax(mh)
+    if glr_passes(mh, v, best, 2.0 * thr_lo):
+        if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
+            return best, True
+    return best, False
+
+
+@njit(cache=True, nogil=True)
+def first_round(state, mu, sigma, var, buf, S, N, mh, v):
+    """Sample every arm once from a freshly filled buffer; return the buffer position (``k``).
+
+    Sets ``S_i = N_i μ̂_i`` to the reward, ``N_i = 1``, ``mh_i`` to the reward and
+    ``v_i = var_i``.
+    """
+    fill_normal(state, buf)
+    for i in range(mu.size):
+        x = mu[i] + sigma[i] * buf[i]
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = var[i]
+    return mu.size
 
 
 @njit(cache=True, nogil=True)
@@ -454,16 +488,10 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     pmean = np.empty(k)
     psd = np.empty(k)
     buf = np.empty(max(_NBUF, k))
-    fill_normal(state, buf)
-    pos = k
+    pos = first_round(state, mu, sigma, sig2, buf, S, N, mh, v)
     for i in range(k):
-        x = mu[i] + sigma[i] * buf[i]
-        S[i] = x
-        N[i] = 1
-        mh[i] = x
-        v[i] = sig2[i]
         prec = prior_prec[i] + 1.0 / sig2[i]
-        pmean[i] = (prior_num[i] + x / sig2[i]) / prec
+        pmean[i] = (prior_num[i] + S[i] / sig2[i]) / prec
         psd[i] = 1.0 / math.sqrt(prec)
     inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
     t = np.int64(k)
@@ -477,10 +505,17 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
         if t >= t_next:
             thr_lo = glr_beta(t, delta, rule) - 1e-9
             t_next = t + max(64, t >> 6)
-        best = argmax(mh)
-        if glr_passes(mh, v, best, 2.0 * thr_lo):
-            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
-                return t, np.int64(best), False, STOP_GLR
+        if k == 2:
+            # glr_check written out: with two arms and a fair coin a step costs a few
+            # nanoseconds, and the call would cost more than the rest of the step.
+            best = 0 if mh[0] >= mh[1] else 1
+            d = mh[0] - mh[1]
+            stop = (d * d >= 2.0 * thr_lo * (v[0] + v[1])
+                    and d * d >= 2.0 * glr_beta(t, delta, rule) * (v[0] + v[1]))
+        else:
+            best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+        if stop:
+            return t, np.int64(best), False, STOP_GLR
         if t + 1 > max_samples:
             return t, np.int64(best), True, STOP_CENSORED
         if fair:

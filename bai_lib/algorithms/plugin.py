@@ -37,8 +37,8 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal, std_normal, uniform
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, argmax,
-                       glr_beta, glr_passes, observe)
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, first_round,
+                       glr_beta, glr_check, observe)
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["SamplingRule", "plugin_run", "uniform", "std_normal"]
@@ -60,14 +60,7 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples):
     mh = np.empty(k)
     v = np.empty(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
-    fill_normal(state, buf)
-    for i in range(k):
-        x = mu[i] + sigma[i] * buf[i]
-        S[i] = x
-        N[i] = 1
-        mh[i] = x
-        v[i] = var[i]
-    pos = k
+    pos = first_round(state, mu, sigma, var, buf, S, N, mh, v)
     inv_next = np.full(k, 0.5)
     t = np.int64(k)
     t_next = t
@@ -76,10 +69,9 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples):
         if t >= t_next:
             thr_lo = glr_beta(t, delta, rule) - 1e-9
             t_next = t + max(64, t >> 6)
-        best = argmax(mh)
-        if glr_passes(mh, v, best, 2.0 * thr_lo):
-            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
-                return t, np.int64(best), False, STOP_GLR
+        best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+        if stop:
+            return t, np.int64(best), False, STOP_GLR
         if t + 1 > max_samples:
             return t, np.int64(best), True, STOP_CENSORED
         arm = select(t, N, S, sigma, state)

@@ -11,8 +11,8 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, argmax,
-                       glr_beta, glr_passes, observe)
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, first_round,
+                       glr_beta, glr_check, observe)
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -61,14 +61,7 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
     w = np.empty(k)
     cum = np.ones(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
-    fill_normal(state, buf)
-    for i in range(k):
-        x = mu[i] + sigma[i] * buf[i]
-        S[i] = x
-        N[i] = 1
-        mh[i] = x
-        v[i] = var[i]
-    pos = k
+    pos = first_round(state, mu, sigma, var, buf, S, N, mh, v)
     inv_next = np.full(k, 0.5)
     t = np.int64(k)
     t_next = t
@@ -81,10 +74,9 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
         if t >= t_next:
             thr_lo = glr_beta(t, delta, rule) - 1e-9
             t_next = t + max(64, t >> 6)
-        best = argmax(mh)
-        if glr_passes(mh, v, best, 2.0 * thr_lo):
-            if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
-                return t, np.int64(best), False, STOP_GLR
+        best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+        if stop:
+            return t, np.int64(best), False, STOP_GLR
         if t + 1 > max_samples:
             return t, np.int64(best), True, STOP_CENSORED
         tie = False
