@@ -3,8 +3,9 @@
 Served by ``http.server`` on 127.0.0.1 from the session's build (no network needed), each page
 is checked at 1280 px: MathJax typeset everything without errors and no raw TeX delimiters are
 left in the visible text; no table, figure, output block or display equation is wider than the
-content column, and no result is printed as a fixed-width text table; every internal link and
-``#anchor`` resolves; the console shows no errors from the book's own scripts.
+content column, no visible code cell (one not folded into a toggle) scrolls sideways, and no
+result is printed as a fixed-width text table; every internal link and ``#anchor`` resolves;
+the console shows no errors from the book's own scripts.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (and ``selenium`` from the lock file). When
 they are missing the test is skipped with a message naming them, unless
@@ -47,6 +48,21 @@ for (const el of document.querySelectorAll(sel)) {
 }
 return out;
 """ % {"tol": TOLERANCE_PX}
+
+# Code cells are wrapped to fit the column: the input <pre> of every code cell that is not folded
+# into a closed toggle (hide-input, hide-cell) must not scroll sideways. Returns the longest line
+# of each offending cell.
+CODE_WIDTH_JS = r"""
+const out = [];
+for (const pre of document.querySelectorAll('div.cell_input pre')) {
+  if (pre.closest('details:not([open])')) continue;
+  if (pre.scrollWidth > pre.clientWidth + 1) {
+    const lines = pre.innerText.split('\n');
+    out.push(lines.reduce((a, b) => (b.length > a.length ? b : a), ''));
+  }
+}
+return out;
+"""
 
 VISIBLE_TEXT_JS = r"""
 const clone = document.querySelector('article.bd-article').cloneNode(true);
@@ -173,6 +189,9 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
         n_checks += 1
         for item in driver.execute_script(WIDTH_JS):
             problems.append(f"{page}: wider than the column: {item}")
+        n_checks += 1
+        for line in driver.execute_script(CODE_WIDTH_JS):
+            problems.append(f"{page}: code line wider than the column: {line[:80]}")
         # internal links and anchors
         hrefs = driver.execute_script(
             "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
