@@ -57,6 +57,7 @@ __all__ = [
     "glr_beta",
     "glr_check",
     "glr_passes",
+    "glr_refresh",
     "observe",
     "elimination_run",
     "ttts_run",
@@ -153,6 +154,16 @@ def glr_check(mh, v, t, delta, rule, thr_lo):
         if glr_passes(mh, v, best, 2.0 * glr_beta(t, delta, rule)):
             return best, True
     return best, False
+
+
+@njit(cache=True, nogil=True)
+def glr_refresh(t, delta, rule):
+    """``(thr_lo, t_next)``: a lower bound of ``β(t', δ)`` valid until ``t' = t_next``.
+
+    ``β`` is increasing in ``t``, so its value at ``t`` (less a rounding margin) bounds it from
+    below for every later time; it is refreshed every ``max(64, t/64)`` samples.
+    """
+    return glr_beta(t, delta, rule) - 1e-9, t + max(64, t >> 6)
 
 
 @njit(cache=True, nogil=True)
@@ -503,8 +514,7 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     fair = beta == 0.5
     while True:
         if t >= t_next:
-            thr_lo = glr_beta(t, delta, rule) - 1e-9
-            t_next = t + max(64, t >> 6)
+            thr_lo, t_next = glr_refresh(t, delta, rule)
         if k == 2:
             # glr_check written out: with two arms and a fair coin a step costs a few
             # nanoseconds, and the call would cost more than the rest of the step.

@@ -12,7 +12,7 @@ from numba import njit
 from .. import _validate as V
 from .._rng import fill_normal
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, first_round,
-                       glr_beta, glr_check, observe)
+                       glr_check, glr_refresh, observe)
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -72,8 +72,7 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
     half_k = 0.5 * k
     while True:
         if t >= t_next:
-            thr_lo = glr_beta(t, delta, rule) - 1e-9
-            t_next = t + max(64, t >> 6)
+            thr_lo, t_next = glr_refresh(t, delta, rule)
         best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
         if stop:
             return t, np.int64(best), False, STOP_GLR
@@ -118,9 +117,8 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
         if pos == buf.size:
             fill_normal(state, buf)
             pos = 0
-        x = mu[arm] + sigma[arm] * buf[pos]
+        observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1
-        observe(arm, x, S, N, mh, v, inv_next, var)
         t += 1
 
 
