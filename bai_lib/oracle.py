@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from . import _validate as V
+from .kernels import GLR_THRESHOLDS, glr_beta
 
 __all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle"]
 
@@ -211,8 +212,6 @@ def glr_time(T, delta, threshold="chernoff"):
     threshold : {"chernoff", "gk2016"}
         The GLR threshold (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
     """
-    from .kernels import GLR_THRESHOLDS, glr_beta
-
     T = V.positive(T, "T")
     delta = V.open_unit(delta, "delta")
     rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
