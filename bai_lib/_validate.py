@@ -11,7 +11,8 @@ import operator
 
 import numpy as np
 
-__all__ = ["choice", "integer", "real", "positive", "open_unit", "flag"]
+__all__ = ["choice", "integer", "real", "positive", "open_unit", "flag", "noise_stds",
+           "common_noise_std"]
 
 
 def _is_bool(value) -> bool:
@@ -79,3 +80,38 @@ def flag(value, name):
     if not _is_bool(value):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def noise_stds(value, k=None, name="noise_stds"):
+    """``value`` as a new float array of finite positive noise standard deviations.
+
+    A scalar is one common level; with ``k`` given the result has shape ``(k,)`` (a scalar is
+    repeated, a sequence must have length ``k``). The caller's array is never modified.
+    """
+    bad = ValueError(f"{name} must be a positive number or a sequence of them, got {value!r}")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise bad from None
+    if raw.dtype.kind not in "iuf" or raw.ndim > 1:  # no bools, strings, None or objects
+        raise bad
+    sig = np.array(raw, dtype=np.float64)  # a copy: the caller's array stays untouched
+    if k is not None:
+        if sig.ndim == 0:
+            sig = np.full(k, float(sig))
+        elif sig.shape != (k,):
+            raise ValueError(f"{name} must be a scalar or have length k = {k}, got shape {sig.shape}")
+    if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
+        raise ValueError(f"{name} must be finite and positive, got {sig.tolist()}")
+    return sig
+
+
+def common_noise_std(value, name="noise_stds"):
+    """One common noise standard deviation: a positive scalar, or a sequence of equal entries."""
+    sig = noise_stds(value, name=name)
+    if sig.ndim == 1:
+        if sig.size == 0 or np.any(sig != sig[0]):
+            raise ValueError(f"{name} must be one common level here (a scalar or equal entries), "
+                             f"got {sig.tolist()}")
+        return float(sig[0])
+    return float(sig)

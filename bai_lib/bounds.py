@@ -17,9 +17,9 @@ Setting* (NeurIPS 2024):
   :func:`theorem3_upper_bound`, :func:`theorem3_condition`;
 * the relaxed optimisation problem (Opt2) of Section 4 lives in :mod:`bai_lib.opt2`.
 
-Notation: ``gap`` is :math:`\\mu_1 - \\mu_2`; ``sigma`` is a noise *standard deviation*
-(the arms are :math:`N(\\mu_i, \\sigma_i^2)`); ``noise_stds`` is one such value per arm (or a
-scalar shared by all arms); ``delta`` is the confidence level δ.
+Notation: ``gap`` is :math:`\\mu_1 - \\mu_2`; ``noise_stds`` holds the noise *standard
+deviations* σ_i (the arms are :math:`N(\\mu_i, \\sigma_i^2)`), one per arm or a scalar shared by
+all arms, and the two-arm bounds take one common σ; ``delta`` is the confidence level δ.
 
 For two arms the gap :math:`g = \\mu_1 - \\mu_2` is, under the prior,
 :math:`N(m_1 - m_2, \\xi_1^2 + \\xi_2^2)`; its density at zero is
@@ -34,6 +34,7 @@ from typing import Literal, Union
 import numpy as np
 from scipy import integrate, optimize, special
 
+from . import _validate as V
 from .priors import GaussianPrior
 
 __all__ = [
@@ -103,19 +104,6 @@ def _check_positive(x, name: str, *, allow_zero: bool = False) -> float:
         cond = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be a finite number {cond}, got {x!r}")
     return v
-
-
-def _noise_stds(noise_stds, k: int) -> np.ndarray:
-    arr = np.asarray(noise_stds, dtype=float)
-    if arr.ndim == 0:
-        arr = np.full(k, float(arr))
-    if arr.ndim != 1 or arr.size != k:
-        raise ValueError(
-            f"noise_stds must be a scalar or a sequence of length k = {k}, got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"noise_stds must be finite and > 0, got {arr.tolist()}")
-    return arr
 
 
 def _check_form(form: str) -> str:
@@ -213,7 +201,7 @@ def _corollary1_numerator(delta: float, form: str) -> float:
 def frequentist_lower_bound(
     gap: ArrayLike,
     delta: float,
-    sigma: float = 1.0,
+    noise_stds=1.0,
     *,
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
@@ -247,7 +235,7 @@ def frequentist_lower_bound(
     delta : float
         Confidence level in (0, 1). For ``δ >= 1/2`` the bound is 0 (an algorithm that
         guesses without sampling is then δ-correct); Corollary 1 is meaningful for δ < 1/2.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
         Common noise standard deviation σ > 0.
     form : {"kl", "log"}, default "kl"
         ``"kl"`` uses :math:`d(\\delta, 1-\\delta)`; ``"log"`` the weaker
@@ -270,7 +258,7 @@ def frequentist_lower_bound(
     if not np.all(np.isfinite(g)) or np.any(g <= 0):
         raise ValueError(f"gap must be finite and > 0, got {g.tolist()}")
     d = _check_delta(delta)
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     c = _check_positive(constant, "constant")
     _check_form(form)
     out = c * s**2 * _corollary1_numerator(d, form) / g**2
@@ -309,7 +297,7 @@ def truncated_bayes_lower_bound(
     prior: GaussianPrior,
     delta: float,
     cutoff: float,
-    sigma: float = 1.0,
+    noise_stds=1.0,
     *,
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
@@ -337,7 +325,7 @@ def truncated_bayes_lower_bound(
         Confidence level in (0, 1).
     cutoff : float
         :math:`\\varepsilon > 0` (finite).
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
         Common noise standard deviation.
     form : {"kl", "log"}, default "kl"
     constant : float, default 1.0
@@ -355,7 +343,7 @@ def truncated_bayes_lower_bound(
     _check_two_arm_prior(prior)
     d = _check_delta(delta)
     eps = _check_positive(cutoff, "cutoff")
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     c = _check_positive(constant, "constant")
     _check_form(form)
     loc, scale = gap_distribution(prior)
@@ -408,7 +396,7 @@ def N_V(
     """
     _check_prior(prior)
     d = _check_delta(delta)
-    sig = _noise_stds(noise_stds, prior.k)
+    sig = V.noise_stds(noise_stds, prior.k)
     sigma_min = float(np.min(sig**2))  # the paper's σ_min (a variance)
     if convention == "printed":
         factor = sigma_min**2
@@ -523,7 +511,7 @@ def d1_threshold(prior: GaussianPrior, stds: ArrayLike) -> float:
     float
     """
     _check_prior(prior)
-    s = _noise_stds(stds, prior.k)
+    s = V.noise_stds(stds, prior.k, "stds")
     m = prior.means
     best = math.inf
     for i in range(prior.k):
@@ -616,7 +604,7 @@ def theorem3_upper_bound(prior: GaussianPrior, delta: float, noise_stds: ArrayLi
     """
     _check_prior(prior)
     d = _check_delta(delta)
-    sig = _noise_stds(noise_stds, prior.k)
+    sig = V.noise_stds(noise_stds, prior.k)
     L = prior.L()
     return THEOREM3_C * float(np.max(sig)) ** 2 * L**2 / d * math.log(L / d)
 

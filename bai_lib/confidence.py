@@ -18,21 +18,18 @@ import math
 
 import numpy as np
 
+from . import _validate as V
+
 __all__ = ["conf_log_term", "conf_width", "indifference_round", "stopping_time_cap"]
 
 
-def _check(delta: float, k: int, sigma: float) -> None:
-    if not (0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    if int(k) != k or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
-    if not (math.isfinite(float(sigma)) and float(sigma) > 0):
-        raise ValueError(f"sigma must be finite and positive, got {sigma!r}")
+def _check(delta: float, k: int) -> tuple[float, int]:
+    return V.open_unit(delta, "delta"), V.integer(k, "k", 2)
 
 
 def conf_log_term(n, delta: float, k: int):
     """The logarithm inside ``Conf``: :math:`\\log(6n^2 / ((\\delta^2/(2K))\\pi^2))` (vectorised)."""
-    _check(delta, k, 1.0)
+    delta, k = _check(delta, k)
     n_arr = np.asarray(n, dtype=float)
     if np.any(n_arr < 1) or not np.all(np.isfinite(n_arr)):
         raise ValueError("n must be >= 1")
@@ -40,36 +37,38 @@ def conf_log_term(n, delta: float, k: int):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def conf_width(n, sigma: float, delta: float, k: int):
+def conf_width(n, noise_stds, delta: float, k: int):
     """``Conf(i, t)`` of Section 5 for ``N_i(t) = n`` pulls (vectorised over ``n``).
 
     Parameters
     ----------
     n : int or array of int
         Number of pulls of the arm, ``n >= 1``.
-    sigma : float
-        Noise standard deviation ``σ_i`` of the arm.
+    noise_stds : float or array
+        Noise standard deviation ``σ_i`` of the arm (an array broadcasts against ``n``).
     delta : float
         Confidence level ``δ`` in (0, 1).
     k : int
         Number of arms ``K``.
     """
-    _check(delta, k, sigma)
+    delta, k = _check(delta, k)
+    sigma = V.noise_stds(noise_stds)
     n_arr = np.asarray(n, dtype=float)
     out = np.sqrt(2.0 * sigma**2 * conf_log_term(n_arr, delta, k) / n_arr)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def indifference_round(delta: float, delta0: float, k: int, sigma: float = 1.0) -> int:
+def indifference_round(delta: float, delta0: float, k: int, noise_stds=1.0) -> int:
     """Smallest round ``n*`` with ``2 Conf(n*) ≤ Δ0`` (equal noise ``σ`` on all arms).
 
     ``2 Conf(n)`` is decreasing for ``n >= 1`` once the log term exceeds 1, which holds
     for every ``δ < 1``; the root is bracketed by doubling and found by bisection on
-    integers, so the result is exact.
+    integers, so the result is exact. ``noise_stds`` is the common level ``σ`` (a scalar, or
+    a sequence of equal entries).
     """
-    _check(delta, k, sigma)
-    if not (math.isfinite(float(delta0)) and float(delta0) > 0):
-        raise ValueError(f"delta0 must be finite and positive, got {delta0!r}")
+    delta, k = _check(delta, k)
+    sigma = V.common_noise_std(noise_stds)
+    delta0 = V.positive(delta0, "delta0")
 
     def stops(n: int) -> bool:
         return 2.0 * conf_width(n, sigma, delta, k) <= delta0
@@ -91,10 +90,10 @@ def indifference_round(delta: float, delta0: float, k: int, sigma: float = 1.0) 
     return hi
 
 
-def stopping_time_cap(delta: float, delta0: float, k: int, sigma: float = 1.0) -> int:
+def stopping_time_cap(delta: float, delta0: float, k: int, noise_stds=1.0) -> int:
     """Largest possible stopping time ``k n*`` of Algorithm 1 and NoElim (equal noise).
 
     NoElim pulls all ``k`` arms every round and stops at round ``n*`` at the latest;
     Algorithm 1 reaches the same cap only when no arm is eliminated before ``n*``.
     """
-    return int(k) * indifference_round(delta, delta0, k, sigma)
+    return V.integer(k, "k", 2) * indifference_round(delta, delta0, k, noise_stds)

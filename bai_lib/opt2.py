@@ -19,6 +19,7 @@ import numpy as np
 from scipy import integrate, optimize
 from scipy.stats import norm
 
+from . import _validate as V
 from .bounds import (KAUFMANN_CONSTANT, ArrayLike, _abs_gap_density, _check_positive,
                      _check_two_arm_prior, _QUAD, _scalar_or_array, gap_distribution)
 from .priors import GaussianPrior
@@ -31,7 +32,7 @@ __all__ = ["allocation", "budget_and_poe", "Solution", "solve", "Frontier", "fro
            "budget_for_poe", "uniform_allocation_poe", "poe_lower_bound", "large_budget_poe"]
 
 
-def allocation(gap: ArrayLike, lam: float, sigma: float = 1.0) -> Union[float, np.ndarray]:
+def allocation(gap: ArrayLike, lam: float, noise_stds=1.0) -> Union[float, np.ndarray]:
     """Optimal relaxed allocation :math:`\\tilde n^*(\\mu)` of (Opt2) for a multiplier λ.
 
     With :math:`a(\\mu) = (\\mu_1 - \\mu_2)^2/(2\\sigma^2)`, stationarity of the Lagrangian
@@ -48,7 +49,7 @@ def allocation(gap: ArrayLike, lam: float, sigma: float = 1.0) -> Union[float, n
         :math:`g = \\mu_1 - \\mu_2` (any sign, finite). Vectorised.
     lam : float
         Multiplier λ > 0.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
         Common noise standard deviation.
 
     Returns
@@ -59,7 +60,7 @@ def allocation(gap: ArrayLike, lam: float, sigma: float = 1.0) -> Union[float, n
     if not np.all(np.isfinite(g)):
         raise ValueError(f"gap must be finite, got {g.tolist()}")
     lm = _check_positive(lam, "lam")
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     a = g**2 / (2.0 * s**2)
     out = np.zeros_like(a)
     pos = a > lm
@@ -111,7 +112,7 @@ def _integrals(loc: float, scale: float, g0: float, sigma: float) -> tuple[float
     return float(budget), float(min(objective, 1.0))
 
 
-def budget_and_poe(prior: GaussianPrior, lam: float, sigma: float = 1.0) -> tuple[float, float]:
+def budget_and_poe(prior: GaussianPrior, lam: float, noise_stds=1.0) -> tuple[float, float]:
     """Budget used and objective of the KKT allocation :func:`allocation` for a given λ.
 
     Returns :math:`(\\int \\tilde n^*_\\lambda\\, dH,\\ \\int e^{-a\\tilde n^*_\\lambda} dH)`
@@ -124,7 +125,7 @@ def budget_and_poe(prior: GaussianPrior, lam: float, sigma: float = 1.0) -> tupl
         Two-armed prior.
     lam : float
         Multiplier λ > 0.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
 
     Returns
     -------
@@ -132,7 +133,7 @@ def budget_and_poe(prior: GaussianPrior, lam: float, sigma: float = 1.0) -> tupl
     """
     _check_two_arm_prior(prior)
     lm = _check_positive(lam, "lam")
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     return _integrals(loc, scale, math.sqrt(2.0 * s**2 * lm), s)
 
@@ -154,7 +155,7 @@ class Solution:
         The optimal value :math:`V = \\int e^{-a\\tilde n^*} dH` of (Opt2).
     indifference_mass : float
         Prior probability :math:`P(|\\mu_1 - \\mu_2| \\le g_0)` of the indifference zone.
-    sigma : float
+    noise_stds : float
         Common noise standard deviation.
     """
 
@@ -163,11 +164,11 @@ class Solution:
     indifference_gap: float
     min_expected_poe: float
     indifference_mass: float
-    sigma: float
+    noise_stds: float
 
     def allocation(self, gap: ArrayLike) -> Union[float, np.ndarray]:
         """:math:`\\tilde n^*` at gap(s) :math:`\\mu_1 - \\mu_2` (see :func:`allocation`)."""
-        return allocation(gap, self.lam, self.sigma)
+        return allocation(gap, self.lam, self.noise_stds)
 
     @property
     def poe_lower_bound(self) -> float:
@@ -179,7 +180,7 @@ def _check_budget(budget) -> float:
     return _check_positive(budget, "budget")
 
 
-def solve(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> Solution:
+def solve(prior: GaussianPrior, budget: float, noise_stds=1.0) -> Solution:
     """Solve the relaxed lower-bound problem (Opt2) of Section 4 for two arms.
 
     .. math::
@@ -201,7 +202,7 @@ def solve(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> Solution:
         Two-armed prior.
     budget : float
         :math:`N > 0`, finite.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
         Common noise standard deviation.
 
     Returns
@@ -210,7 +211,7 @@ def solve(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> Solution:
     """
     _check_two_arm_prior(prior)
     n = _check_budget(budget)
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     log_two_var = math.log(2.0 * s**2)
 
@@ -253,7 +254,7 @@ def solve(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> Solution:
     _, v = _integrals(loc, scale, g0, s)
     mass = float(norm.cdf((g0 - loc) / scale) - norm.cdf((-g0 - loc) / scale))
     return Solution(
-        budget=n, lam=lam, indifference_gap=g0, min_expected_poe=v, indifference_mass=mass, sigma=s
+        budget=n, lam=lam, indifference_gap=g0, min_expected_poe=v, indifference_mass=mass, noise_stds=s
     )
 
 
@@ -265,7 +266,7 @@ class Frontier(NamedTuple):
     lam: np.ndarray
 
 
-def frontier(prior: GaussianPrior, budgets: ArrayLike, sigma: float = 1.0) -> Frontier:
+def frontier(prior: GaussianPrior, budgets: ArrayLike, noise_stds=1.0) -> Frontier:
     """Minimal expected PoE of (Opt2) as a function of the expected budget.
 
     Parameters
@@ -274,7 +275,7 @@ def frontier(prior: GaussianPrior, budgets: ArrayLike, sigma: float = 1.0) -> Fr
         Two-armed prior.
     budgets : array_like
         Budgets :math:`N > 0`.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
 
     Returns
     -------
@@ -286,7 +287,7 @@ def frontier(prior: GaussianPrior, budgets: ArrayLike, sigma: float = 1.0) -> Fr
         raise ValueError(f"budgets must be one-dimensional, got shape {b.shape}")
     if not np.all(np.isfinite(b)) or np.any(b <= 0):
         raise ValueError(f"budgets must be finite and > 0, got {b.tolist()}")
-    sols = [solve(prior, float(x), sigma) for x in b]
+    sols = [solve(prior, float(x), noise_stds) for x in b]
     return Frontier(
         budgets=b.copy(),
         min_expected_poe=np.array([z.min_expected_poe for z in sols]),
@@ -294,7 +295,7 @@ def frontier(prior: GaussianPrior, budgets: ArrayLike, sigma: float = 1.0) -> Fr
     )
 
 
-def budget_for_poe(prior: GaussianPrior, target: float, sigma: float = 1.0) -> float:
+def budget_for_poe(prior: GaussianPrior, target: float, noise_stds=1.0) -> float:
     """Smallest expected budget :math:`N` at which the (Opt2) optimum reaches ``target``.
 
     Inverts :func:`frontier`: solves :math:`V(N) = \\text{target}` by Brent's method on
@@ -306,14 +307,14 @@ def budget_for_poe(prior: GaussianPrior, target: float, sigma: float = 1.0) -> f
         Two-armed prior.
     target : float
         Value of the (Opt2) objective, strictly between 0 and ``V(0) = 1``.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
     """
     t = float(target)
     if not (math.isfinite(t) and 0.0 < t < 1.0):
         raise ValueError(f"target must lie in (0, 1), got {target!r}")
 
     def f(log_n: float) -> float:
-        return math.log(solve(prior, math.exp(log_n), sigma).min_expected_poe / t)
+        return math.log(solve(prior, math.exp(log_n), noise_stds).min_expected_poe / t)
 
     lo, hi = math.log(1e-6), math.log(1e3)
     while f(hi) > 0:
@@ -327,7 +328,7 @@ def budget_for_poe(prior: GaussianPrior, target: float, sigma: float = 1.0) -> f
     return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-12)))
 
 
-def uniform_allocation_poe(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> float:
+def uniform_allocation_poe(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
     """Objective of (Opt2) for the constant allocation :math:`\\tilde n \\equiv N`.
 
     With :math:`g \\sim N(\\bar m, s^2)` and :math:`c = N/(2\\sigma^2)`,
@@ -343,7 +344,7 @@ def uniform_allocation_poe(prior: GaussianPrior, budget: float, sigma: float = 1
         Two-armed prior.
     budget : float
         :math:`N \\ge 0`.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
 
     Returns
     -------
@@ -351,14 +352,14 @@ def uniform_allocation_poe(prior: GaussianPrior, budget: float, sigma: float = 1
     """
     _check_two_arm_prior(prior)
     n = _check_positive(budget, "budget", allow_zero=True)
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     c = n / (2.0 * s**2)
     den = 1.0 + 2.0 * c * scale**2
     return float(math.exp(-c * loc**2 / den) / math.sqrt(den))
 
 
-def poe_lower_bound(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> float:
+def poe_lower_bound(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
     """PoE lower bound :math:`V/2.4` implied by (Opt2) (sketch of Theorem 2, Section 4).
 
     In Section 4, Eq. (modified transportation lemma) gives
@@ -381,16 +382,16 @@ def poe_lower_bound(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> 
         Two-armed prior.
     budget : float
         :math:`N > 0`.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
 
     Returns
     -------
     float
     """
-    return solve(prior, budget, sigma).min_expected_poe / KAUFMANN_CONSTANT
+    return solve(prior, budget, noise_stds).min_expected_poe / KAUFMANN_CONSTANT
 
 
-def large_budget_poe(prior: GaussianPrior, budget: float, sigma: float = 1.0) -> float:
+def large_budget_poe(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
     """Large-budget asymptote :math:`8\\sigma^2 L(H)^2 / N` of the (Opt2) value.
 
     For small :math:`g_0`, the budget used is :math:`\\approx 4\\sigma^2 f(0)/g_0` and the
@@ -403,7 +404,7 @@ def large_budget_poe(prior: GaussianPrior, budget: float, sigma: float = 1.0) ->
         Two-armed prior.
     budget : float
         :math:`N > 0`.
-    sigma : float, default 1.0
+    noise_stds : float, default 1.0
 
     Returns
     -------
@@ -411,7 +412,7 @@ def large_budget_poe(prior: GaussianPrior, budget: float, sigma: float = 1.0) ->
     """
     _check_two_arm_prior(prior)
     n = _check_budget(budget)
-    s = _check_positive(sigma, "sigma")
+    s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     L = 2.0 * float(norm.pdf(0.0, loc, scale))
     return 8.0 * s**2 * L**2 / n

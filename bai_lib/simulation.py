@@ -356,17 +356,7 @@ def simulate(
     if k < 2:
         raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
 
-    try:
-        sig = np.array(noise_stds, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"noise_stds must be a positive number or a sequence of them, "
-                         f"got {noise_stds!r}") from None
-    if sig.ndim == 0:
-        sig = np.full(k, float(sig))
-    if sig.ndim != 1 or sig.size != k:
-        raise ValueError(f"noise_stds must be a scalar or have length k = {k}, got shape {sig.shape}")
-    if not np.all(np.isfinite(sig)) or np.any(sig <= 0):
-        raise ValueError(f"noise_stds must be finite and positive, got {sig.tolist()}")
+    sig = V.noise_stds(noise_stds, k)
     sig = np.ascontiguousarray(sig)
 
     delta = V.open_unit(delta, "delta")

@@ -134,20 +134,20 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx",
     return float(out) if out.ndim == 0 else out
 
 
-def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.0, cg: str = "approx",
+def predicted_stopping_time(algorithm: str, gap, delta: float, noise_stds=1.0, cg: str = "approx",
                             rule: str = "released"):
     """Fixed point of :math:`t = 4\\sigma^2\\beta(t)/g^2` for two equally sampled arms.
 
     A noise-free caricature of a run on an instance with gap ``g``: it ignores the random
     fluctuation of the empirical gap, but captures the :math:`\\log(1/\\delta)/g^2` scaling.
     Solved by fixed-point iteration (the map is a contraction for :math:`t \\ge 2`). ``cg`` and
-    ``rule`` select the TTUCB convention as in :func:`threshold`.
+    ``rule`` select the TTUCB convention as in :func:`threshold`; ``noise_stds`` is the common
+    noise level σ of the two arms.
     """
     g = np.asarray(gap, dtype=float)
     if np.any(g <= 0) or not np.all(np.isfinite(g)):
         raise ValueError("gap must be finite and > 0")
-    if not (math.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be finite and positive, got {sigma!r}")
+    sigma = V.common_noise_std(noise_stds)
     t = np.full(g.shape, 1e3)
     for _ in range(200):
         t_new = np.maximum(4.0 * sigma**2 * threshold(algorithm, np.maximum(t, 2.0), delta, 2, cg, rule) / g**2, 2.0)
@@ -158,9 +158,10 @@ def predicted_stopping_time(algorithm: str, gap, delta: float, sigma: float = 1.
     return float(t) if t.ndim == 0 else t
 
 
-def gap_for_stopping_time(algorithm: str, t, delta: float, sigma: float = 1.0, cg: str = "approx",
+def gap_for_stopping_time(algorithm: str, t, delta: float, noise_stds=1.0, cg: str = "approx",
                           rule: str = "released"):
     """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""
+    sigma = V.common_noise_std(noise_stds)
     tt = np.asarray(t, dtype=float)
     out = np.sqrt(4.0 * sigma**2 * threshold(algorithm, tt, delta, 2, cg, rule) / tt)
     return float(out) if out.ndim == 0 else out

@@ -3,7 +3,7 @@
 Orchestration layer. :func:`trace_elimination` re-implements Algorithm 1 (Section 5) in plain
 Python, keeping every round's confidence bounds, active set and safe gap. It consumes the
 generator (:mod:`bai_lib._rng`) exactly as the compiled kernel
-:func:`bai_lib.kernels.elimination_run` does: standard normals are taken from a buffer refilled
+:func:`bai_lib.algorithms.elimination.elimination_run` does: standard normals are taken from a buffer refilled
 with :func:`bai_lib._rng.fill_normal` whenever the next round's rewards would not fit (one
 reward per active arm per round, in the order of the active arms), and an indifference
 recommendation uses one uniform drawn after the last refill. Given the same state it therefore
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _rng
+from . import _validate as V
 from .confidence import conf_width
 from .kernels import NORMAL_BUFFER
 
@@ -73,7 +74,7 @@ class EliminationTrace:
 
 def trace_elimination(
     mu,
-    sigma,
+    noise_stds,
     delta: float,
     delta0: float,
     state: np.ndarray,
@@ -84,8 +85,10 @@ def trace_elimination(
 
     Parameters
     ----------
-    mu, sigma : array_like, shape (k,)
-        True arm means and noise standard deviations.
+    mu : array_like, shape (k,)
+        True arm means.
+    noise_stds : float or array_like, shape (k,)
+        Noise standard deviations (a scalar is shared by all arms).
     delta : float
         Confidence level in (0, 1).
     delta0 : float
@@ -97,12 +100,10 @@ def trace_elimination(
         Refuse to trace longer runs (raises ``ValueError``) instead of running for minutes.
     """
     mu = np.asarray(mu, dtype=float)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), mu.shape).copy()
     k = mu.size
     if k < 2 or mu.ndim != 1 or not np.all(np.isfinite(mu)):
         raise ValueError("mu must be a finite vector of length >= 2")
-    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
-        raise ValueError("sigma must be finite and positive")
+    sigma = V.noise_stds(noise_stds, k)
     if not (0.0 < delta < 1.0):
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     if not (math.isfinite(delta0) and delta0 > 0):

@@ -85,10 +85,10 @@ def test_frequentist_bound_values_and_gap_scaling():
 
 def test_frequentist_bound_sigma_and_constant():
     base = B.frequentist_lower_bound(0.3, 0.05)
-    assert B.frequentist_lower_bound(0.3, 0.05, sigma=2.0) == pytest.approx(4 * base, rel=1e-14)
+    assert B.frequentist_lower_bound(0.3, 0.05, noise_stds=2.0) == pytest.approx(4 * base, rel=1e-14)
     # scale invariance: noise σ and gap Δ is noise 1 and gap Δ/σ
-    assert B.frequentist_lower_bound(0.6, 0.05, sigma=2.0) == pytest.approx(
-        B.frequentist_lower_bound(0.3, 0.05, sigma=1.0), rel=1e-14
+    assert B.frequentist_lower_bound(0.6, 0.05, noise_stds=2.0) == pytest.approx(
+        B.frequentist_lower_bound(0.3, 0.05, noise_stds=1.0), rel=1e-14
     )
     assert B.frequentist_lower_bound(0.3, 0.05, constant=8.0) == pytest.approx(8 * base, rel=1e-14)
 
@@ -370,10 +370,10 @@ def test_other_validation():
         B.frequentist_lower_bound(np.inf, 0.1)
     with pytest.raises(ValueError, match="gap"):
         opt2.allocation(np.nan, 0.1)
-    with pytest.raises(ValueError, match="sigma"):
-        B.frequentist_lower_bound(1.0, 0.1, sigma=0.0)
-    with pytest.raises(ValueError, match="sigma"):
-        opt2.solve(STANDARD, 1.0, sigma=-1.0)
+    with pytest.raises(ValueError, match="noise_stds"):
+        B.frequentist_lower_bound(1.0, 0.1, noise_stds=0.0)
+    with pytest.raises(ValueError, match="noise_stds"):
+        opt2.solve(STANDARD, 1.0, noise_stds=-1.0)
     with pytest.raises(ValueError, match="form"):
         B.frequentist_lower_bound(1.0, 0.1, form="exact")
     with pytest.raises(ValueError, match="cutoff"):

@@ -40,7 +40,7 @@ def test_validation():
         conf_width(3, 1.0, 1.0, 2)
     with pytest.raises(ValueError, match="k"):
         conf_width(3, 1.0, 0.1, 1)
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(ValueError, match="noise_stds"):
         conf_width(3, 0.0, 0.1, 2)
     with pytest.raises(ValueError, match="n must"):
         conf_width(0, 1.0, 0.1, 2)
@@ -54,3 +54,24 @@ def test_conf_log_term_is_the_log_inside_conf():
     n = np.array([1, 7, 1000])
     assert np.allclose(conf_width(n, 1.3, 0.05, 4) ** 2 * n / (2 * 1.3**2), conf_log_term(n, 0.05, 4))
     assert conf_log_term(10, 0.1, 2) == pytest.approx(math.log(6 * 100 * 4 / (0.01 * math.pi**2)))
+
+
+def test_common_noise_level_is_named_noise_stds_everywhere():
+    """Every public function takes the noise level as ``noise_stds``; a common-σ formula accepts
+    a scalar or equal entries and refuses unequal ones by name."""
+    import inspect
+
+    import bai_lib
+    from bai_lib import bounds, confidence, opt2, stopping, trace
+
+    for module in (bai_lib, bounds, confidence, opt2, stopping, trace):
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if callable(obj) and not inspect.isclass(obj):
+                params = inspect.signature(obj).parameters
+                assert "sigma" not in params, f"{module.__name__}.{name}"
+    assert indifference_round(0.1, 0.05, 2, [1.5, 1.5]) == indifference_round(0.1, 0.05, 2, 1.5)
+    with pytest.raises(ValueError, match="noise_stds must be one common level"):
+        indifference_round(0.1, 0.05, 2, [1.0, 2.0])
+    with pytest.raises(ValueError, match="noise_stds"):
+        stopping_time_cap(0.1, 0.05, 2, "1.0")

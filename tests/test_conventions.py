@@ -17,6 +17,7 @@ from scipy import stats
 from bai_lib import TTTS, TTUCB, Elimination, GaussianPrior, NoElim, simulate
 from bai_lib import _rng
 from bai_lib import kernels as K
+from bai_lib.algorithms import top_two as T
 from bai_lib.algorithms import ALGORITHMS, resolve
 from bai_lib.stopping import threshold, ttucb_cg
 
@@ -129,7 +130,7 @@ def ref_ttucb_printed(state, mu, sigma, delta):
         if min((mh[best] - mh[i]) / math.sqrt(v[best] + v[i]) for i in range(k) if i != best) \
                 >= math.sqrt(c):
             return t, best
-        lead = int(np.argmax(mh + np.sqrt(K.TTUCB_UCB_COEF * math.log(t) * v)))
+        lead = int(np.argmax(mh + np.sqrt(T.TTUCB_UCB_COEF * math.log(t) * v)))
         cost = [np.inf if j == lead else max(mh[lead] - mh[j], 0) / math.sqrt(v[lead] + v[j])
                 for j in range(k)]
         led[lead] += 1
@@ -247,7 +248,7 @@ def ref_ttts(rng, mu, sigma, m, xi, delta, challenger):
                 draw[leader] = -np.inf
                 arm = int(np.argmax(draw))
             else:
-                draws = np.argmax(rng.normal(pmean, psd, size=(K.TTTS_MAX_RESAMPLE, k)), axis=1)
+                draws = np.argmax(rng.normal(pmean, psd, size=(T.TTTS_MAX_RESAMPLE, k)), axis=1)
                 other = draws[draws != leader]
                 if other.size:
                     arm = int(other[0])

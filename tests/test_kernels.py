@@ -8,6 +8,8 @@ from scipy import stats
 
 from bai_lib import _rng
 from bai_lib import kernels as K
+from bai_lib.algorithms import elimination as E
+from bai_lib.algorithms import top_two as T
 
 
 def conf_width(n, k, delta, sigma=1.0):
@@ -40,7 +42,7 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     n_star = first_indifference_round(k, delta, delta0)
     mu = np.zeros(k)
     sigma = np.ones(k)
-    out = run_many(K.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False,
+    out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False,
                    False)
     tau, rec, cens, reason = out.T
     assert not cens.any()
@@ -59,7 +61,7 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
 def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
-    out = run_many(K.elimination_run, 100, 5, np.zeros(k), np.ones(k), delta, delta0, 10**9,
+    out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), delta, delta0, 10**9,
                    True, False, False)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
@@ -77,8 +79,8 @@ def test_elimination_block_check_matches_exact_every_round():
         delta0 = float(rng.choice([0.05, 0.2, 0.6]))
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
-        fast = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False)
-        ref = K.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True)
+        fast = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False)
+        ref = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True)
         assert fast == ref
 
 
@@ -86,11 +88,11 @@ def test_conf_factor_matches_paper_formula():
     for k, delta in [(2, 0.1), (10, 0.01), (3, 0.9)]:
         log_const = 12.0 * k / (delta**2 * math.pi**2)
         for n in [1, 2, 7, 1000, 123456]:
-            assert K.conf_factor(float(n), log_const) == pytest.approx(
+            assert E.conf_factor(float(n), log_const) == pytest.approx(
                 conf_width(n, k, delta), rel=1e-12
             )
         # decreasing from n = 2 on (used by the block check)
-        c = [K.conf_factor(float(n), log_const) for n in range(2, 2000)]
+        c = [E.conf_factor(float(n), log_const) for n in range(2, 2000)]
         assert np.all(np.diff(c) < 0)
 
 
@@ -103,13 +105,13 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     k = mu.size
     two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
     return {
-        "elimination": lambda st: K.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
+        "elimination": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
                                                     False, False, False),
-        "noelim": lambda st: K.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
+        "noelim": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
                                                True, False, False),
-        "ttts": lambda st: K.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
+        "ttts": lambda st: T.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
                                       max_samples, False),
-        "ttucb": lambda st: K.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
+        "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
                                         True, max_samples),
     }
 
@@ -151,7 +153,7 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     mu = np.array([0.0, 1.0, 2.0, -1.0])
     sigma = np.ones(4)
     for r in range(5):
-        tau, rec, cens, reason = K.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
+        tau, rec, cens, reason = T.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
                                             np.ones(4), 1e-12, 0, 0.5, 20000, False)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000

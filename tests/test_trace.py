@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from bai_lib import _rng
-from bai_lib.kernels import STOP_REASON_NAMES, elimination_run
+from bai_lib.algorithms.elimination import elimination_run
+from bai_lib.kernels import STOP_REASON_NAMES
 from bai_lib.trace import trace_elimination
 
 

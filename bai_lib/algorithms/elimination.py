@@ -2,15 +2,198 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar, Optional
 
+import numpy as np
+from numba import njit
+
 from .. import _validate as V
-from ..kernels import elimination_run
+from .._rng import fill_normal, uniform
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_SINGLE_ARM,
+                       argmax)
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
-__all__ = ["Elimination", "NoElim"]
+__all__ = ["Elimination", "NoElim", "conf_factor", "elimination_run"]
+
+_NEG_INF = -np.inf
+
+
+@njit(cache=True, nogil=True)
+def conf_factor(n, log_const):
+    """Width factor ``c(n)`` with ``Conf(i, t) = sigma_i * c(N_i(t))``.
+
+    ``c(n) = sqrt(2 * log(log_const * n**2) / n)`` where
+    ``log_const = 12 K / (delta**2 * pi**2)``, i.e. the confidence width of
+    Section 5, ``Conf = sqrt(2 sigma^2 log(6 N^2 / ((delta^2 / (2K)) pi^2)) / N)``.
+    ``n`` is a float.
+    """
+    return math.sqrt(2.0 * math.log(log_const * n * n) / n)
+
+
+@njit(cache=True, nogil=True)
+def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, recommend_best,
+                    check_every_round):
+    """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
+
+    Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
+    active arm (every arm if ``pull_all``) is sampled once, so all active
+    arms have ``N_i = n``.  Then, with the empirical **mean**
+    ``mu_hat_i = S_i / n`` (the paper prints a sum; the mean is meant) and
+    ``Conf(i) = sigma_i * c(n)`` (:func:`conf_factor`),
+
+    * ``UCB(i) = mu_hat_i + Conf(i)``, ``LCB(i) = mu_hat_i - Conf(i)``
+      (equation (UCB LCB bound));
+    * every active ``i`` with ``UCB(i) <= max_{j active} LCB(j)`` is
+      eliminated (the arm attaining the max LCB is never eliminated, so the
+      order of the loop is immaterial);
+    * if one arm is left the run stops and recommends it
+      (:data:`STOP_SINGLE_ARM`);
+    * otherwise ``Delta_safe = max_A UCB - max_A LCB`` and the run stops if
+      ``Delta_safe <= delta0`` (:data:`STOP_INDIFFERENCE`), recommending an
+      active arm chosen uniformly at random (as printed in Algorithm 1 and
+      NoElim, and as released for Algorithm 1), or, with ``recommend_best``,
+      the arm with the largest empirical mean among the arms sampled in the
+      last round (the active arms for Algorithm 1, every arm for NoElim: the
+      rule of the released NoElim code).  The uniform draw comes after the
+      last reward, so the stopping times do not depend on this choice.
+
+    With ``pull_all=True`` this is NoElim (Appendix, Algorithm NoElim): every
+    arm is sampled in every round (``tau`` grows by ``k`` per round) while
+    the active set is still shrunk by the same rule and used for stopping and
+    for the recommendation.
+
+    Parameters
+    ----------
+    state : uint64[4]
+        Generator state, advanced in place.
+    mu, sigma : float64[k]
+        Arm means and noise standard deviations.
+    delta : float
+        Confidence level ``delta`` (enters ``Conf``).
+    delta0 : float
+        Indifference level ``Delta_0``.
+    max_samples : int
+        Censoring bound on the number of samples.
+    pull_all : bool
+        ``False`` for Algorithm 1, ``True`` for NoElim.
+    recommend_best : bool
+        Recommendation at the indifference stop: ``False`` uniform survivor,
+        ``True`` empirical best (see above).
+    check_every_round : bool
+        Evaluate ``c(n)`` exactly in every round (reference mode, used in
+        tests).  With ``False`` the kernel first checks with
+        ``c_lo = c(n_end)`` where ``n_end`` is the last round of the current
+        block of rounds: ``c`` is decreasing in ``n`` (for ``n >= 2`` and any
+        ``delta < 1``), and both the elimination condition and the stopping
+        condition are monotone in ``c`` (``UCB - max LCB`` and
+        ``Delta_safe`` increase with ``c``), so if neither can trigger with
+        ``c_lo <= c(n)`` neither triggers with ``c(n)``.  Otherwise ``c(n)``
+        is computed and the round is evaluated exactly.  Both modes make the
+        same decisions and consume the same random numbers.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    k = mu.size
+    log_const = 12.0 * k / (delta * delta * math.pi * math.pi)
+    S = np.zeros(k)
+    means = np.zeros(k)
+    act = np.arange(k)
+    n_act = k
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    pos = buf.size
+    t = np.int64(0)
+    n = 0
+    block_end = 0
+    c_lo = 0.0
+    while True:
+        pulls = k if pull_all else n_act
+        if t + pulls > max_samples:
+            best = act[0]
+            if n > 0:
+                for j in range(1, n_act):
+                    if S[act[j]] > S[best]:
+                        best = act[j]
+            return t, np.int64(best), True, STOP_CENSORED
+        if pos + pulls > buf.size:
+            fill_normal(state, buf)
+            pos = 0
+        if pull_all:
+            for i in range(k):
+                S[i] += mu[i] + sigma[i] * buf[pos + i]
+        else:
+            for j in range(n_act):
+                i = act[j]
+                S[i] += mu[i] + sigma[i] * buf[pos + j]
+        pos += pulls
+        t += pulls
+        n += 1
+        inv_n = 1.0 / n
+        if not check_every_round and n >= 4:
+            if n > block_end:
+                block_end = n + max(8, n >> 5)
+                c_lo = conf_factor(float(block_end), log_const) * (1.0 - 1e-12)
+            max_l = _NEG_INF
+            max_u = _NEG_INF
+            for j in range(n_act):
+                i = act[j]
+                m = S[i] * inv_n
+                means[i] = m
+                w = sigma[i] * c_lo
+                max_l = max(max_l, m - w)
+                max_u = max(max_u, m + w)
+            if max_u - max_l > delta0:
+                maybe = False
+                for j in range(n_act):
+                    i = act[j]
+                    if means[i] + sigma[i] * c_lo <= max_l:
+                        maybe = True
+                        break
+                if not maybe:
+                    continue
+        # Exact evaluation of the round.
+        c = conf_factor(float(n), log_const)
+        max_l = _NEG_INF
+        for j in range(n_act):
+            i = act[j]
+            m = S[i] * inv_n
+            means[i] = m
+            lcb = m - sigma[i] * c
+            if lcb > max_l:
+                max_l = lcb
+        kept = 0
+        for j in range(n_act):
+            i = act[j]
+            if means[i] + sigma[i] * c > max_l:
+                act[kept] = i
+                kept += 1
+        n_act = kept
+        if n_act == 1:
+            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
+        max_u = _NEG_INF
+        for j in range(n_act):
+            i = act[j]
+            ucb = means[i] + sigma[i] * c
+            if ucb > max_u:
+                max_u = ucb
+        if max_u - max_l <= delta0:
+            if recommend_best:
+                if pull_all:
+                    best = argmax(S)
+                else:
+                    best = act[0]
+                    for j in range(1, n_act):
+                        if means[act[j]] > means[best]:
+                            best = act[j]
+                return t, np.int64(best), False, STOP_INDIFFERENCE
+            pick = np.intp(uniform(state) * n_act)
+            if pick >= n_act:
+                pick = n_act - 1
+            return t, np.int64(act[pick]), False, STOP_INDIFFERENCE
 
 
 @dataclass(frozen=True)
@@ -28,7 +211,7 @@ class Elimination(Algorithm):
         Recommendation at the indifference stop: a uniformly drawn active arm (as printed, and as
         released for Algorithm 1), or the arm with the largest empirical mean among the arms
         sampled in the last round (as released for NoElim). See
-        :func:`bai_lib.kernels.elimination_run`.
+        :func:`elimination_run`.
     """
 
     delta0: Optional[float] = None

@@ -2,13 +2,13 @@
 
 Write the rule as a numba ``@njit`` function with the signature ::
 
-    select(t, N, S, sigma, state) -> arm
+    select(t, N, S, noise_stds, state) -> arm
 
 called before every sample after the first round (each arm is sampled once first), where
 
 - ``t`` (int64) is the number of samples taken so far,
 - ``N`` (int64[k]) the number of samples of each arm and ``S`` (float64[k]) their sums,
-- ``sigma`` (float64[k]) the known noise standard deviations,
+- ``noise_stds`` (float64[k]) the known noise standard deviations,
 - ``state`` (uint64[4]) the run's generator state, for a rule that randomises: draw from it
   only with :func:`uniform` and :func:`std_normal` from this module,
 
@@ -22,7 +22,7 @@ Example
 -------
 >>> from numba import njit
 >>> @njit
-... def round_robin(t, N, S, sigma, state):
+... def round_robin(t, N, S, noise_stds, state):
 ...     return t % N.size
 >>> spec = SamplingRule(round_robin, label_text="round robin")
 """
@@ -91,7 +91,7 @@ class SamplingRule(Algorithm):
     Parameters
     ----------
     select : numba-compiled function
-        ``select(t, N, S, sigma, state) -> arm`` (see :mod:`bai_lib.algorithms.plugin`).
+        ``select(t, N, S, noise_stds, state) -> arm`` (see :mod:`bai_lib.algorithms.plugin`).
     label_text : str
         Name shown in tables and legends.
     threshold : {"chernoff", "gk2016"}
