@@ -7,13 +7,19 @@ STAMP := $(VENV)/.installed-stamp
 JB_FLAGS := --builder html -W -n --keep-going
 # Notebook runs must never write progress bars into stored outputs.
 export BAI_LIB_PROGRESS := 0
+# make reproduce NB="05_experiment1 06_experiment2" re-executes only those chapters;
+# REFRESH_TIMINGS=1 also stores new outputs for the wall-clock cells (nbval-ignore-output).
+NB ?=
+REFRESH_TIMINGS ?=
 
 .PHONY: help venv book test unit nbval reproduce bench lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
 	@echo "make test       unit tests + nbval over every notebook + hygiene + warning-free book build"
-	@echo "make reproduce  re-execute every notebook from its .md source, then rebuild the book"
+	@echo "make reproduce  re-execute every notebook from its .md source (writes notebooks/ and results/),"
+	@echo "                then rebuild the book; NB=NN_name for some chapters only, REFRESH_TIMINGS=1"
+	@echo "                to store new wall-clock measurements (kept by default when unchanged)"
 	@echo "make bench      print simulator throughput figures (benchmarks/)"
 	@echo "make lock       re-pin requirements.lock from the current .venv"
 	@echo "make screenshots  full-page PNGs of every page at 1280 and 400 px -> _build/screenshots"
@@ -37,11 +43,17 @@ test: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests
 
+# The notebooks write their CSVs into a temporary directory (BAI_LIB_RESULTS_DIR), never into
+# results/; the check afterwards compares them with results/. (`make test` does the same through
+# tests/conftest.py.)
 nbval: $(STAMP)
-	$(BIN)/python -m pytest notebooks --nbval --nbval-current-env --nbval-sanitize-with nbval_sanitize.cfg
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	BAI_LIB_RESULTS_DIR=$$tmp $(BIN)/python -m pytest notebooks --nbval --nbval-current-env \
+		--nbval-sanitize-with nbval_sanitize.cfg && \
+	$(BIN)/python scripts/execute_notebooks.py --check-results $$tmp
 
 reproduce: $(STAMP)
-	$(BIN)/python scripts/execute_notebooks.py
+	$(BIN)/python scripts/execute_notebooks.py $(if $(filter 1 yes true,$(REFRESH_TIMINGS)),--refresh-timings) $(NB)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 

@@ -18,10 +18,10 @@ from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingR
                          TrackAndStop)
 from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
-from .simulation import SimulationResult, simulate
+from .simulation import CensoringWarning, SimulationResult, simulate
 
-__all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "Elimination", "NoElim",
-           "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
+__all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "CensoringWarning",
+           "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]
 
 __version__ = "0.1.0"

@@ -12,7 +12,13 @@ import operator
 import numpy as np
 
 __all__ = ["choice", "integer", "real", "positive", "open_unit", "flag", "noise_stds",
-           "common_noise_std"]
+           "common_noise_std", "confidence_level", "SCALE_RANGE", "DELTA_MIN"]
+
+#: Supported magnitudes of noise standard deviations, prior scales and arm means: within this
+#: range every square and product of two of them the simulators form is a normal double.
+SCALE_RANGE = (1e-100, 1e100)
+#: Smallest confidence level ``δ`` the simulators accept (``δ²`` and ``t/δ`` stay finite).
+DELTA_MIN = 1e-100
 
 
 def _is_bool(value) -> bool:
@@ -26,16 +32,18 @@ def choice(value, options, name):
     return value
 
 
-def integer(value, name, minimum=None):
-    """``value`` as a Python ``int`` (any integer type, no floats, no bools), ``>= minimum``."""
+def integer(value, name, minimum=None, maximum=None):
+    """``value`` as a Python ``int`` (any integer type, no floats, no bools) in ``[minimum, maximum]``."""
     bound = "" if minimum is None else f" >= {minimum}"
+    if maximum is not None:
+        bound = f" in [{minimum}, {maximum:,}]"
     if _is_bool(value):
         raise ValueError(f"{name} must be an integer{bound}, got {value!r}")
     try:
         value = operator.index(value)
     except TypeError:
         raise ValueError(f"{name} must be an integer{bound}, got {value!r}") from None
-    if minimum is not None and value < minimum:
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must be an integer{bound}, got {value!r}")
     return int(value)
 
@@ -103,6 +111,10 @@ def noise_stds(value, k=None, name="noise_stds"):
             raise ValueError(f"{name} must be a scalar or have length k = {k}, got shape {sig.shape}")
     if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
         raise ValueError(f"{name} must be finite and positive, got {sig.tolist()}")
+    lo, hi = SCALE_RANGE
+    if np.any(sig < lo) or np.any(sig > hi):
+        raise ValueError(f"{name} must lie in the supported range [{lo:g}, {hi:g}], "
+                         f"got {sig.tolist()}")
     return sig
 
 
@@ -115,3 +127,11 @@ def common_noise_std(value, name="noise_stds"):
                              f"got {sig.tolist()}")
         return float(sig[0])
     return float(sig)
+
+
+def confidence_level(value, name="delta"):
+    """``value`` as a confidence level ``δ`` in ``[DELTA_MIN, 1)``."""
+    v = open_unit(value, name)
+    if v < DELTA_MIN:
+        raise ValueError(f"{name} must lie in the supported range [{DELTA_MIN:g}, 1), got {value!r}")
+    return v

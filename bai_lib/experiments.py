@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -38,6 +39,8 @@ __all__ = [
     "running_mean",
     "loglog_slope",
     "write_csv",
+    "results_path",
+    "RESULTS_DIR_ENV",
 ]
 
 #: Seed used by every chapter unless stated otherwise.
@@ -314,12 +317,33 @@ def _fmt(v) -> str:
     return str(v)
 
 
+#: Environment variable that redirects the notebooks' results files (see :func:`results_path`).
+RESULTS_DIR_ENV = "BAI_LIB_RESULTS_DIR"
+
+
+def results_path(path: str | Path) -> Path:
+    """Where a results file named ``path`` is actually written.
+
+    ``path`` itself, unless the environment variable ``BAI_LIB_RESULTS_DIR`` names a directory:
+    then the file goes into that directory under its own file name. Test runs (nbval) set it to a
+    temporary directory so that re-executing the notebooks never rewrites the tracked
+    ``results/`` and the written tables can be compared with the tracked ones.
+    """
+    path = Path(path)
+    redirect = os.environ.get(RESULTS_DIR_ENV)
+    return Path(redirect) / path.name if redirect else path
+
+
 def write_csv(rows: Iterable[Mapping], path: str | Path) -> Path:
-    """Write dict rows to CSV with deterministic number formatting (6 significant digits)."""
+    """Write dict rows to CSV with deterministic number formatting (6 significant digits).
+
+    Returns the path written, which is ``path`` unless ``BAI_LIB_RESULTS_DIR`` redirects it
+    (:func:`results_path`).
+    """
     rows = list(rows)
     if not rows:
         raise ValueError("rows must not be empty")
-    path = Path(path)
+    path = results_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fields = list(rows[0])
     with path.open("w", newline="") as fh:

@@ -17,6 +17,12 @@ with ``tau`` the total number of samples (int64), ``recommendation`` the
 ``stop_reason`` one of :data:`STOP_SINGLE_ARM`, :data:`STOP_INDIFFERENCE`,
 :data:`STOP_GLR`, :data:`STOP_CENSORED`, :data:`STOP_SEPARATION`.
 
+Every simulator takes a last argument ``cancel`` (uint8[1], see :func:`cancel_flag`) and reads
+it each time it refills its normal buffer, that is every :data:`NORMAL_BUFFER` rewards at most:
+once ``cancel[0]`` is nonzero it returns at once with ``stop_reason=STOP_INTERRUPTED``
+(recommendation ``-1``, ``censored=True``). Another thread sets the flag, which is how
+:func:`bai_lib.simulate` stops every thread within a fraction of a second on Ctrl-C.
+
 ``max_samples`` bounds the work of a run: when the next sampling step would
 make the number of samples exceed ``max_samples`` the run stops with
 ``censored=True`` and ``stop_reason=STOP_CENSORED``, ``tau <= max_samples``,
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from ._rng import fill_normal
@@ -44,7 +51,9 @@ __all__ = [
     "STOP_GLR",
     "STOP_CENSORED",
     "STOP_SEPARATION",
+    "STOP_INTERRUPTED",
     "STOP_REASON_NAMES",
+    "cancel_flag",
     "GLR_THRESHOLDS",
     "NORMAL_BUFFER",
     "argmax",
@@ -66,8 +75,10 @@ STOP_GLR = 2
 STOP_CENSORED = 3
 #: Stopped because the confidence intervals of the leader and the rest separated (LUCB).
 STOP_SEPARATION = 4
+#: Stopped because the caller raised the cancellation flag (Ctrl-C); the run is incomplete.
+STOP_INTERRUPTED = 5
 #: Names of the stop reason codes, indexed by code.
-STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separation")
+STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separation", "interrupted")
 
 #: Rewards use standard normals taken from a buffer of this length, refilled with
 #: :func:`bai_lib._rng.fill_normal` (which keeps the generator state in
@@ -79,6 +90,21 @@ NORMAL_BUFFER = 512
 #: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
 #: experiments (smaller than the one their theorem covers).
 GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
+
+
+def cancel_flag(cancel=None) -> np.ndarray:
+    """The cancellation flag a simulator reads: ``cancel`` itself, or a new lowered flag.
+
+    Parameters
+    ----------
+    cancel : ndarray of uint8, shape (1,), optional
+        A flag shared with another thread, which raises it (``cancel[0] = 1``) to stop the run.
+    """
+    if cancel is None:
+        return np.zeros(1, dtype=np.uint8)
+    if not (isinstance(cancel, np.ndarray) and cancel.dtype == np.uint8 and cancel.shape == (1,)):
+        raise ValueError(f"cancel must be a uint8 array of shape (1,), got {cancel!r}")
+    return cancel
 
 
 # ---------------------------------------------------------------------------

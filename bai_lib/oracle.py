@@ -61,6 +61,13 @@ def solve_oracle(mu, var, best, w, u_guess):
             a = 0.5 * d * d  # a_j = (mu_best - mu_j)^2 / 2
             if a < a_min:
                 a_min = a
+    # The iteration runs on a_j / scale and u / scale with scale the power of two next to
+    # a_min: exact in floating point (the same bits as unscaled arithmetic), and the
+    # derivatives, which scale like 1/a and 1/a^2, can neither underflow nor overflow.
+    scale = math.ldexp(1.0, math.frexp(a_min)[1])
+    inv_scale = 1.0 / scale
+    u_guess = u_guess * inv_scale
+    a_min = a_min * inv_scale
     lo = 0.0
     hi = a_min
     u = u_guess if 0.0 < u_guess < a_min else 0.5 * a_min
@@ -71,7 +78,7 @@ def solve_oracle(mu, var, best, w, u_guess):
         for j in range(k):
             if j != best:
                 d = m - mu[j]
-                a = 0.5 * d * d
+                a = 0.5 * d * d * inv_scale
                 inv = 1.0 / (a - u)
                 r = u * inv  # x_j = (var_j / var_best) r
                 dr = a * inv * inv  # dr/du
@@ -101,12 +108,13 @@ def solve_oracle(mu, var, best, w, u_guess):
     for j in range(k):
         if j != best:
             d = m - mu[j]
-            w[j] = var[j] * inv_s1 * u / (0.5 * d * d - u)
+            w[j] = var[j] * inv_s1 * u / (0.5 * d * d * inv_scale - u)
             total += w[j]
     w[best] = 1.0
     inv_total = 1.0 / total
     for j in range(k):
         w[j] *= inv_total
+    u = u * scale
     return total * s1 / u, u
 
 

@@ -30,7 +30,8 @@ import os
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+import warnings
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Optional
 
@@ -134,13 +135,15 @@ class SimulationResult:
         """Fraction of runs whose recommendation is not the best arm."""
         return float(1.0 - self.correct.mean())
 
-    def summary(self) -> dict:
+    def summary(self, flat: bool = False) -> dict:
         """Summary statistics as a plain ``dict``.
 
         Keys
         ----
         ``n_runs``; ``avg``, ``max``, ``median``, ``q90``, ``q99``: mean,
-        maximum and quantiles of the stopping times; ``error``: fraction of
+        maximum and quantiles of the stopping times (``q90`` and ``q99`` are order statistics,
+        the smallest observed ``τ`` with at least 90% / 99% of the runs at or below it, so
+        they are whole numbers); ``error``: fraction of
         wrong recommendations and ``n_errors`` their number; ``error_ci``:
         exact two-sided 95% **Clopper–Pearson** interval ``(lo, hi)`` for
         the error probability; ``n_censored``; ``stop_reasons``: number of
@@ -151,19 +154,23 @@ class SimulationResult:
         Censored runs enter the stopping-time statistics with their
         truncated ``tau`` (so these are lower bounds when ``n_censored > 0``)
         and the error with their empirical-best recommendation.
+
+        With ``flat=True`` every value is a plain number, ready for a CSV row or a DataFrame:
+        ``error_ci`` becomes ``error_lo`` and ``error_hi``, and ``stop_reasons`` one count
+        ``stops_<reason>`` per reason.
         """
         tau = self.stopping_times
         n = self.n_runs
         n_err = int(n - np.count_nonzero(self.correct))
         reasons = {name: int(np.count_nonzero(self.stop_reasons == name))
                    for name in _k.STOP_REASON_NAMES}
-        return {
+        out = {
             "n_runs": n,
             "avg": float(tau.mean()),
             "max": int(tau.max()),
             "median": float(np.median(tau)),
-            "q90": float(np.quantile(tau, 0.90)),
-            "q99": float(np.quantile(tau, 0.99)),
+            "q90": int(np.quantile(tau, 0.90, method="inverted_cdf")),
+            "q99": int(np.quantile(tau, 0.99, method="inverted_cdf")),
             "error": n_err / n,
             "n_errors": n_err,
             "error_ci": _clopper_pearson(n_err, n),
@@ -171,6 +178,11 @@ class SimulationResult:
             "stop_reasons": reasons,
             "mean_seconds": float(self.seconds.mean()),
         }
+        if flat:
+            out["error_lo"], out["error_hi"] = out.pop("error_ci")
+            for name, count in out.pop("stop_reasons").items():
+                out[f"stops_{name}"] = count
+        return out
 
     def _run_index(self, run) -> int:
         r = V.integer(run, "run", 0)
@@ -233,9 +245,12 @@ class SimulationResult:
 
 def _fixed_means(means, n_runs):
     try:
-        m = np.array(means, dtype=np.float64)
+        raw = np.asarray(means)
     except (TypeError, ValueError):
         raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
+    if raw.dtype.kind not in "iuf":  # no strings, bools, None or objects
+        raise ValueError(f"means must be an array of real numbers, got {means!r}")
+    m = np.array(raw, dtype=np.float64)  # a copy: the caller's array is never modified
     if m.ndim == 1:
         m = np.broadcast_to(m, (n_runs, m.size))
     if m.ndim != 2 or m.shape[0] != n_runs:
@@ -243,12 +258,78 @@ def _fixed_means(means, n_runs):
                          f"got {np.shape(means)}")
     if not np.all(np.isfinite(m)):
         raise ValueError("means must be finite")
+    _check_scale(m, "means", zero_ok=True)
     return np.ascontiguousarray(m)
 
 
+def _check_scale(values, name, zero_ok=False):
+    """Refuse magnitudes outside :data:`bai_lib._validate.SCALE_RANGE` (0 allowed for means)."""
+    lo, hi = V.SCALE_RANGE
+    a = np.abs(np.asarray(values, dtype=float))
+    bad = (a > hi) | ((a < lo) & ~((a == 0) & zero_ok))
+    if np.any(bad):
+        raise ValueError(f"{name} must have magnitudes in the supported range [{lo:g}, {hi:g}]"
+                         f"{' (or 0)' if zero_ok else ''}, got {a[bad].ravel()[0]:g}")
+
+
+#: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
+#: ``k`` samples before they compare with the cap.
+MAX_SAMPLES_LIMIT = 2**62
+#: Bytes of per-run storage in :func:`simulate`, besides ``8 k`` for the means: generator state
+#: (32), the result arrays (8 + 8 + 8 + 8 + 1 + 1 + 8), the schedule (8 + 8) and the stop reason
+#: names (4 bytes a character, 12 characters).
+_BYTES_PER_RUN = 32 + 42 + 16 + 48
+#: ... and per run and arm: the means and the scheduling temporaries of ``cost_keys``.
+_BYTES_PER_RUN_ARM = 8 * 4
+
+
+def _available_memory() -> Optional[int]:
+    """Bytes of memory available to this process (Linux ``MemAvailable``), or ``None``."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_needed(n_runs: int, k: int) -> int:
+    """Bytes :func:`simulate` allocates for ``n_runs`` runs on ``k`` arms (an upper estimate)."""
+    return int(n_runs) * (_BYTES_PER_RUN + _BYTES_PER_RUN_ARM * int(k))
+
+
+def _check_memory(n_runs: int, k: int) -> None:
+    need = memory_needed(n_runs, k)
+    avail = _available_memory()
+    if avail is not None and need > 0.8 * avail:
+        raise ValueError(
+            f"n_runs = {n_runs:,} needs about {need / 2**30:,.1f} GiB for the per-run arrays "
+            f"(k = {k}), more than 80% of the {avail / 2**30:,.1f} GiB available; "
+            "use fewer runs per call (several calls with different seeds)")
+
+
+class CensoringWarning(UserWarning):
+    """Some runs of :func:`simulate` reached ``max_samples`` and were censored."""
+
+
 def _progress_enabled(progress) -> bool:
+    """The progress bar's default: ``BAI_LIB_PROGRESS`` (``"0"``/``"1"``) when set, else on when
+    stderr is a terminal or the caller is an interactive Jupyter kernel."""
     if progress is None:
-        return os.environ.get("BAI_LIB_PROGRESS", "1") != "0"
+        env = os.environ.get("BAI_LIB_PROGRESS")
+        if env is not None:
+            return env != "0"
+        try:
+            if sys.stderr.isatty():
+                return True
+        except (AttributeError, ValueError):
+            return False
+        return "ipykernel" in sys.modules
     if isinstance(progress, (bool, np.bool_)):
         return bool(progress)
     raise ValueError(f"progress must be None, True or False, got {progress!r}")
@@ -257,6 +338,39 @@ def _progress_enabled(progress) -> bool:
 # ---------------------------------------------------------------------------
 # simulate
 # ---------------------------------------------------------------------------
+
+
+def _run_workers(worker, n_workers: int, cancel: np.ndarray, bar) -> None:
+    """Run ``worker`` on ``n_workers`` threads while the calling thread stays free for Ctrl-C.
+
+    The calling thread only waits, so a KeyboardInterrupt reaches it at once (also with one
+    worker, which then runs on its own thread); it raises ``cancel``, which every kernel polls
+    at each refill of its normal buffer, waits for the threads to return, and re-raises. An
+    exception in a worker cancels the others and is re-raised here.
+    """
+    pool = ThreadPoolExecutor(max_workers=n_workers)
+    futures = [pool.submit(worker) for _ in range(n_workers)]
+    try:
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
+            for f in done:
+                f.result()  # re-raises the exception of a failed worker
+    except KeyboardInterrupt:
+        cancel[0] = 1
+        t0 = time.perf_counter()
+        pool.shutdown(wait=True, cancel_futures=True)
+        waited = time.perf_counter() - t0
+        raise KeyboardInterrupt(
+            f"simulate interrupted; the threads stopped {waited:.2f} s later and no result "
+            "was returned") from None
+    except BaseException:
+        cancel[0] = 1
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
 
 
 def simulate(
@@ -268,7 +382,7 @@ def simulate(
     seed: int,
     *,
     means=None,
-    max_samples: int = 10**9,
+    max_samples: Optional[int] = None,
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
@@ -308,17 +422,25 @@ def simulate(
         Fixed arm means instead of draws from the prior (the frequentist setting, or instances
         drawn by the caller): one instance for every run, or one per run. Run ``r``'s rewards
         and coin flips come from the same seeded stream as when the means are drawn.
-    max_samples : int, default 10**9
-        Censoring bound on the samples of one run (``>= k``); see
-        :mod:`bai_lib.kernels`.
+    max_samples : int, optional
+        Censoring bound on the samples of one run (``>= k``); see :mod:`bai_lib.kernels`.
+        Default: the specification's ``default_max_samples(k)``, ``10**9`` except ``10**7``
+        for TTTS with ``k > 2`` (whose steps are slow).
     n_threads : int, optional
         Worker threads; default ``numba.get_num_threads()`` (else
         ``os.cpu_count()``).
     chunk_size : int, optional
         Runs handed to a worker at a time (default 1).
     progress : bool, optional
-        Show a tqdm progress bar on stderr.  Default: on unless the
-        environment variable ``BAI_LIB_PROGRESS`` is ``"0"``.
+        Show a tqdm progress bar on stderr. Default: as the environment variable
+        ``BAI_LIB_PROGRESS`` says (``"0"`` off, ``"1"`` on) when it is set; otherwise on when
+        stderr is a terminal or the call comes from a Jupyter kernel, off when output is
+        captured (a pipe, a file, a test run).
+
+    Warns
+    -----
+    CensoringWarning
+        When some runs reach ``max_samples``, with their number and fraction.
 
     Returns
     -------
@@ -327,7 +449,13 @@ def simulate(
     Raises
     ------
     ValueError
-        For any invalid argument or unknown option; the message names it.
+        For any invalid argument or unknown option; the message names it. Also when the
+        per-run arrays of ``n_runs`` runs would not fit in 80% of the available memory, and for
+        magnitudes outside the supported ranges (``delta >= 1e-100``; noise, prior scales and
+        means within ``[1e-100, 1e100]``; ``max_samples <= 2**62``).
+    KeyboardInterrupt
+        On Ctrl-C, within a fraction of a second whatever ``n_threads`` (every simulator polls a
+        cancellation flag); no partial result is returned.
         Options of an algorithm (``delta0_factor``, ``threshold``, ...) are
         fields of its specification, not keyword arguments of this function.
     """
@@ -359,9 +487,15 @@ def simulate(
     sig = V.noise_stds(noise_stds, k)
     sig = np.ascontiguousarray(sig)
 
-    delta = V.open_unit(delta, "delta")
+    if prior is not None:
+        _check_scale(prior.means, "prior: means", zero_ok=True)
+        _check_scale(prior.stds, "prior: stds")
+    delta = V.confidence_level(delta)
     seed = V.integer(seed, "seed", 0)
-    max_samples = V.integer(max_samples, "max_samples", k)
+    if max_samples is None:
+        max_samples = spec.default_max_samples(k)
+    max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
+    _check_memory(n_runs, k)
     if n_threads is None:
         try:
             import numba
@@ -395,6 +529,7 @@ def simulate(
 
     lock = threading.Lock()
     cursor = [0]
+    cancel = np.zeros(1, dtype=np.uint8)  # raised on Ctrl-C or a failed worker; kernels poll it
     bar = None
     if show_progress:
         from tqdm import tqdm
@@ -403,35 +538,36 @@ def simulate(
                    file=sys.stderr, leave=False)
 
     def worker():
-        while True:
-            with lock:
-                start = cursor[0]
-                if start >= n_runs:
-                    return
-                stop = min(start + chunk_size, n_runs)
-                cursor[0] = stop
-            for j in range(start, stop):
-                r = order[j]
-                t0 = time.perf_counter()
-                out = kernel(states[r], means[r])
-                secs[r] = time.perf_counter() - t0
-                taus[r], recs[r], cens[r], codes[r] = out
-            if bar is not None:
+        try:
+            while not cancel[0]:
                 with lock:
-                    bar.update(stop - start)
+                    start = cursor[0]
+                    if start >= n_runs:
+                        return
+                    stop = min(start + chunk_size, n_runs)
+                    cursor[0] = stop
+                for j in range(start, stop):
+                    r = order[j]
+                    t0 = time.perf_counter()
+                    out = kernel(states[r], means[r], cancel=cancel)
+                    secs[r] = time.perf_counter() - t0
+                    taus[r], recs[r], cens[r], codes[r] = out
+                if bar is not None:
+                    with lock:
+                        bar.update(stop - start)
+        except BaseException:
+            cancel[0] = 1
+            raise
 
-    try:
-        if n_threads == 1 or n_runs == 1:
-            worker()
-        else:
-            with ThreadPoolExecutor(max_workers=min(n_threads, n_runs)) as pool:
-                futures = [pool.submit(worker) for _ in range(min(n_threads, n_runs))]
-                for f in futures:
-                    f.result()
-    finally:
-        if bar is not None:
-            bar.close()
+    _run_workers(worker, min(n_threads, n_runs), cancel, bar)
 
+    n_cens = int(np.count_nonzero(cens))
+    if n_cens:
+        warnings.warn(
+            f"{n_cens:,} of {n_runs:,} runs ({n_cens / n_runs:.2%}) of {spec.label} reached "
+            f"max_samples = {max_samples:,} and were censored: their stopping times are lower "
+            "bounds and their recommendations the empirical best arm",
+            CensoringWarning, stacklevel=2)
     best = np.argmax(means, axis=1).astype(np.int64)
     reasons = np.array(_k.STOP_REASON_NAMES)[codes]
     correct = recs == best

@@ -1,17 +1,39 @@
-"""Re-execute every notebook from its MyST ``.md`` source and store the outputs in the paired ``.ipynb``.
+"""Re-execute notebooks from their MyST ``.md`` source and store the outputs in the paired ``.ipynb``.
 
-Usage: ``python scripts/execute_notebooks.py [NN_name ...]`` (default: all notebooks).
+Usage::
 
-Notebooks run in ``notebooks/`` with :mod:`nbclient` and ``record_timing=False`` so that
-no timestamps enter the stored outputs; progress bars are disabled through
-``BAI_LIB_PROGRESS=0``. The written ``.ipynb`` is what ``pytest --nbval`` later compares.
+    python scripts/execute_notebooks.py [--refresh-timings] [NN_name ...]   # default: all notebooks
+    python scripts/execute_notebooks.py --check-results DIR                 # see compare_results
+
+(``make reproduce [NB="NN_name ..."] [REFRESH_TIMINGS=1]`` runs the first form.)
+
+Notebooks run in their own directory with :mod:`nbclient` and ``record_timing=False``, so no
+timestamps enter the stored outputs; progress bars are disabled through ``BAI_LIB_PROGRESS=0``.
+The written ``.ipynb`` is what ``pytest --nbval`` later compares.
+
+Re-running with no source change leaves every file byte-identical. The only outputs that are not
+deterministic are those of the wall-clock cells, tagged ``nbval-ignore-output``: for such a cell
+whose source is unchanged since the stored ``.ipynb``, the previously stored outputs (its glued
+numbers included) are kept, and so are the previous bytes of every results CSV named literally in
+its source (e.g. ``write_csv(rows, "../results/05_table3_comp.csv")``), so the table in the book,
+the glued prose and the CSV stay one consistent measurement. ``--refresh-timings`` (or
+``BAI_LIB_REFRESH_TIMINGS=1``) stores the new measurement instead; a timing cell whose source
+changed, or that has no stored outputs yet, is always refreshed.
+
+Files are rewritten only when their content changes.
 """
 
 from __future__ import annotations
 
+import argparse
+import copy
+import csv
+import io
 import os
+import re
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jupytext
@@ -20,48 +42,247 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
+RESULTS_DIR = ROOT / "results"
+
+#: Tag of the wall-clock cells (nbval does not compare their outputs).
+TIMING_TAG = "nbval-ignore-output"
+#: ``1`` refreshes the timing cells, as ``--refresh-timings`` does.
+REFRESH_ENV = "BAI_LIB_REFRESH_TIMINGS"
+#: Same name as ``bai_lib.experiments.RESULTS_DIR_ENV`` (a test checks it): when set, the
+#: notebooks write their results files into this directory instead of ``results/``.
+RESULTS_ENV = "BAI_LIB_RESULTS_DIR"
+
+_CSV_LITERAL = re.compile(r"""["']([^"'{}\n]*\.csv)["']""")
 
 
-def execute(md_path: Path, timeout: int = 1800) -> float:
-    """Execute one notebook; return its wall time in seconds."""
+def is_timing_cell(cell) -> bool:
+    return cell.get("cell_type") == "code" and TIMING_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def csv_names_in(source: str) -> list[str]:
+    """File names of the ``.csv`` paths written as string literals in a cell's source."""
+    return sorted({Path(m).name for m in _CSV_LITERAL.findall(source)})
+
+
+def timing_csv_names(md_or_ipynb: Path) -> set[str]:
+    """Names of the results CSVs written by the timing cells of one notebook (from its source)."""
+    nb = jupytext.read(md_or_ipynb)
+    return {name for c in nb.cells if is_timing_cell(c) for name in csv_names_in(c.source)}
+
+
+@dataclass
+class Execution:
+    """What :func:`execute` did to one notebook."""
+
+    seconds: float
+    kept: list[int] = field(default_factory=list)  # timing cells whose stored outputs were kept
+    refreshed: list[int] = field(default_factory=list)  # timing cells with new outputs
+    written: list[str] = field(default_factory=list)  # files whose content changed
+
+
+def _notebook_text(nb, fmt: str) -> str:
+    text = jupytext.writes(nb, fmt=fmt)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _write_if_changed(path: Path, data: str | bytes) -> bool:
+    data_b = data.encode("utf-8") if isinstance(data, str) else data
+    if path.exists() and path.read_bytes() == data_b:
+        return False
+    path.write_bytes(data_b)
+    return True
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in directory.glob("*") if p.is_file()} if directory.is_dir() else {}
+
+
+def _scrub(nb) -> None:
+    """Make the stored notebook depend on the outputs only, not on how and when they arrived.
+
+    Drops per-execution metadata, and joins consecutive stream outputs of the same name: the
+    kernel flushes stdout every 0.2 s, so a slow cell's prints arrive split at places that vary
+    between runs (nbval joins them before comparing too).
+    """
+    for key in ("papermill", "widgets"):
+        nb.metadata.pop(key, None)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for out in cell.outputs:
+            out.get("metadata", {}).pop("execution", None)
+            prev = outputs[-1] if outputs else None
+            if (prev is not None and out.output_type == "stream" == prev.output_type
+                    and out.name == prev.name):
+                prev.text = "".join(prev.text) + "".join(out.text)
+            else:
+                outputs.append(out)
+        cell.outputs = outputs
+
+
+def _keep_timing_outputs(nb, previous, results_dir: Path, before: dict[str, bytes | None], result: Execution):
+    """Give unchanged timing cells their previously stored outputs and CSV files back."""
+    old = [c for c in (previous.cells if previous is not None else []) if is_timing_cell(c)]
+    for i, cell in enumerate(nb.cells):
+        if not is_timing_cell(cell):
+            continue
+        match = next((c for c in old if c.source == cell.source), None)
+        names = csv_names_in(cell.source)
+        if (match is None or match.get("execution_count") is None
+                or any(before.get(n) is None for n in names)):
+            result.refreshed.append(i)
+            continue
+        old.remove(match)
+        outputs = copy.deepcopy(match.outputs)
+        for out in outputs:
+            if out.get("output_type") == "execute_result":
+                out["execution_count"] = cell.execution_count
+        cell.outputs = outputs
+        for n in names:
+            _write_if_changed(results_dir / n, before[n])
+        result.kept.append(i)
+
+
+def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False,
+            results_dir: Path | None = None, kernel_name: str = "python3") -> Execution:
+    """Execute one notebook from its ``.md``, write the paired ``.ipynb`` (and re-sync the ``.md``).
+
+    ``results_dir`` is where the notebook's CSVs land: by default ``$BAI_LIB_RESULTS_DIR`` if set,
+    else the ``results/`` directory next to the notebook's directory.
+    """
+    md_path = Path(md_path).resolve()
+    ipynb_path = md_path.with_suffix(".ipynb")
+    if results_dir is None:
+        results_dir = Path(os.environ.get(RESULTS_ENV) or md_path.parent.parent / "results")
     nb = jupytext.read(md_path)
     # deterministic cell ids keep re-executions diff-free where nothing changed
     for i, cell in enumerate(nb.cells):
         cell.id = f"{md_path.stem[:2]}-{i:03d}"
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    previous = nbformat.read(ipynb_path, as_version=4) if ipynb_path.exists() else None
+    timing_names = {n for c in nb.cells if is_timing_cell(c) for n in csv_names_in(c.source)}
+    before = {n: (results_dir / n).read_bytes() if (results_dir / n).exists() else None
+              for n in timing_names}
+    before_all = _snapshot(results_dir)
     client = NotebookClient(
         nb,
         timeout=timeout,
-        kernel_name="python3",
+        kernel_name=kernel_name,
         record_timing=False,
-        resources={"metadata": {"path": str(NB_DIR)}},
+        resources={"metadata": {"path": str(md_path.parent)}},
     )
     start = time.perf_counter()
     client.execute()
-    elapsed = time.perf_counter() - start
-    ipynb_path = md_path.with_suffix(".ipynb")
-    jupytext.write(nb, ipynb_path, fmt="ipynb")
+    result = Execution(seconds=time.perf_counter() - start)
+    if refresh_timings:
+        result.refreshed = [i for i, c in enumerate(nb.cells) if is_timing_cell(c)]
+    else:
+        _keep_timing_outputs(nb, previous, results_dir, before, result)
+    _scrub(nb)
+    after_all = _snapshot(results_dir)
+    result.written += [f"{results_dir.name}/{n}" for n in sorted(after_all)
+                       if after_all[n] != before_all.get(n)]
+    if _write_if_changed(ipynb_path, _notebook_text(nb, "ipynb")):
+        result.written.append(ipynb_path.name)
     # keep the text side in sync with the executed notebook (same cells, no outputs)
-    jupytext.write(nb, md_path, fmt="md:myst")
+    if _write_if_changed(md_path, _notebook_text(nb, "md:myst")):
+        result.written.append(md_path.name)
     nbformat.validate(nbformat.read(ipynb_path, as_version=4))
-    return elapsed
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# nbval writes the notebooks' CSVs into a temporary directory (tests/conftest.py, make nbval);
+# this comparison is how a test run still catches results that no longer reproduce.
+
+
+def _read_table(data: bytes) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(data.decode("utf-8"))))
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    la, lb = a.decode("utf-8").splitlines(), b.decode("utf-8").splitlines()
+    for n, (x, y) in enumerate(zip(la, lb), start=1):
+        if x != y:
+            return f"line {n}: tracked {x!r}, re-executed {y!r}"
+    return f"{len(la)} lines tracked, {len(lb)} re-executed"
+
+
+def compare_results(written_dir: Path, tracked_dir: Path = RESULTS_DIR,
+                    notebooks_dir: Path = NB_DIR) -> list[str]:
+    """Compare the CSVs a re-execution wrote into ``written_dir`` with the tracked ones.
+
+    Returns one message per problem (empty: everything reproduces). A file must have the same
+    bytes as its tracked counterpart, except the CSVs of wall-clock cells (see the module
+    docstring), which must only keep the same header, number of rows and first column.
+    """
+    written_dir, tracked_dir = Path(written_dir), Path(tracked_dir)
+    timing = set()
+    for md in sorted(Path(notebooks_dir).glob("*.md")):
+        timing |= timing_csv_names(md)
+    problems = []
+    for new in sorted(p for p in written_dir.iterdir() if p.is_file()):
+        old = tracked_dir / new.name
+        rel = f"{tracked_dir.name}/{new.name}"
+        if not old.exists():
+            problems.append(f"{rel}: written by the notebooks but not in {tracked_dir}; "
+                            "run `make reproduce` and commit it")
+            continue
+        a, b = old.read_bytes(), new.read_bytes()
+        if a == b:
+            continue
+        if new.name in timing:
+            ta, tb = _read_table(a), _read_table(b)
+            if (len(ta) == len(tb) and ta[:1] == tb[:1]
+                    and [r[:1] for r in ta] == [r[:1] for r in tb]):
+                continue
+            problems.append(f"{rel} (timing table): header, row count or first column changed")
+            continue
+        problems.append(f"{rel} no longer reproduces: {_first_difference(a, b)}")
+    return problems
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="notebooks to execute (NN_name; default: all)")
+    parser.add_argument("--refresh-timings", action="store_true",
+                        help="store new outputs for the wall-clock cells (default: keep them)")
+    parser.add_argument("--check-results", metavar="DIR", type=Path,
+                        help="only compare the CSVs in DIR with results/ and exit")
+    args = parser.parse_args(argv)
+    if args.check_results:
+        problems = compare_results(args.check_results, RESULTS_DIR, NB_DIR)
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"results check: {len(problems)} problem(s)" if problems
+              else "results check: every CSV written by the notebooks matches results/")
+        return 1 if problems else 0
+
     os.environ["BAI_LIB_PROGRESS"] = "0"
-    names = argv or sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.md"))
+    if os.environ.pop(RESULTS_ENV, None):
+        print(f"note: {RESULTS_ENV} ignored; re-execution writes results/", file=sys.stderr)
+    refresh = args.refresh_timings or os.environ.get(REFRESH_ENV, "") not in ("", "0")
+    names = args.names or sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.md"))
     if not names:
         print("no notebooks found", file=sys.stderr)
         return 1
     total = 0.0
     for name in names:
-        md = NB_DIR / f"{name}.md"
+        md = NB_DIR / f"{Path(name).stem}.md"
         if not md.exists():
             print(f"missing {md}", file=sys.stderr)
             return 1
-        seconds = execute(md)
-        total += seconds
-        print(f"{name}: {seconds:6.1f} s", flush=True)
+        res = execute(md, refresh_timings=refresh, results_dir=RESULTS_DIR)
+        total += res.seconds
+        notes = []
+        if res.kept:
+            notes.append(f"kept stored timing outputs of cells {res.kept} (--refresh-timings to renew)")
+        if res.refreshed:
+            notes.append(f"new timing outputs in cells {res.refreshed}")
+        notes.append("changed: " + ", ".join(res.written) if res.written else "notebook unchanged")
+        print(f"{name}: {res.seconds:6.1f} s; " + "; ".join(notes), flush=True)
     print(f"total: {total:6.1f} s")
     return 0
 

@@ -11,6 +11,8 @@ from bai_lib import kernels as K
 from bai_lib.algorithms import elimination as E
 from bai_lib.algorithms import top_two as T
 
+NO = np.zeros(1, dtype=np.uint8)  # the cancellation flag, never raised
+
 
 def conf_width(n, k, delta, sigma=1.0):
     """Conf(i, t) of Section 5 written directly from the paper's formula."""
@@ -43,7 +45,7 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     mu = np.zeros(k)
     sigma = np.ones(k)
     out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False,
-                   False)
+                   False, NO)
     tau, rec, cens, reason = out.T
     assert not cens.any()
     normal = (reason == K.STOP_INDIFFERENCE) & (tau == k * n_star)
@@ -62,7 +64,7 @@ def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
     out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), delta, delta0, 10**9,
-                   True, False, False)
+                   True, False, False, NO)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
     # NoElim samples every arm until the indifference round, eliminations or not.
@@ -79,8 +81,8 @@ def test_elimination_block_check_matches_exact_every_round():
         delta0 = float(rng.choice([0.05, 0.2, 0.6]))
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
-        fast = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False)
-        ref = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True)
+        fast = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False, NO)
+        ref = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True, NO)
         assert fast == ref
 
 
@@ -106,13 +108,13 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
     return {
         "elimination": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
-                                                    False, False, False),
+                                                    False, False, False, NO),
         "noelim": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
-                                               True, False, False),
+                                               True, False, False, NO),
         "ttts": lambda st: T.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
-                                      max_samples, False),
+                                      max_samples, False, NO),
         "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
-                                        True, max_samples),
+                                        True, max_samples, NO),
     }
 
 
@@ -154,7 +156,7 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     sigma = np.ones(4)
     for r in range(5):
         tau, rec, cens, reason = T.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
-                                            np.ones(4), 1e-12, 0, 0.5, 20000, False)
+                                            np.ones(4), 1e-12, 0, 0.5, 20000, False, NO)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000
 

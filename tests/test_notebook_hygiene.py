@@ -47,7 +47,10 @@ def test_md_and_ipynb_have_the_same_cells(ipynb):
     nb_md = jupytext.read(md)
     nb_ipynb = jupytext.read(ipynb)
     assert _cells(nb_md) == _cells(nb_ipynb), (
-        f"{md.name} and {ipynb.name} differ; re-sync with `jupytext --sync` or `make reproduce`"
+        f"{md.name} and {ipynb.name} differ; re-execute the chapter with "
+        f"`.venv/bin/python scripts/execute_notebooks.py {md.stem}` (or `make reproduce NB={md.stem}`), "
+        f"which rewrites {ipynb.name} with fresh outputs. (`jupytext --sync` copies only the source "
+        "and leaves stale outputs that nbval then rejects.)"
     )
 
 

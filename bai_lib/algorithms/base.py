@@ -87,6 +87,12 @@ class Algorithm:
         ``noise_stds`` (float64[k]), ``delta`` and ``max_samples``; return the runnable."""
         raise NotImplementedError
 
+    def default_max_samples(self, k: int) -> int:
+        """The censoring level :func:`bai_lib.simulate` uses when ``max_samples`` is not given:
+        ``10**9`` samples, which the compiled simulators reach in seconds (a specification whose
+        steps are slow lowers it, see :meth:`TTTS.default_max_samples`)."""
+        return 10**9
+
     def uses_prior(self) -> bool:
         """Whether this specification, with its options, needs a prior to :meth:`bind`."""
         return self.needs_prior

@@ -11,8 +11,8 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal, uniform
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_SINGLE_ARM,
-                       argmax)
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
+                       STOP_SINGLE_ARM, argmax, cancel_flag)
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -35,7 +35,7 @@ def conf_factor(n, log_const):
 
 @njit(cache=True, nogil=True)
 def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, recommend_best,
-                    check_every_round):
+                    check_every_round, cancel):
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
     Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
@@ -120,6 +120,8 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
                         best = act[j]
             return t, np.int64(best), True, STOP_CENSORED
         if pos + pulls > buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         if pull_all:
@@ -158,6 +160,7 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
         # Exact evaluation of the round.
         c = conf_factor(float(n), log_const)
         max_l = _NEG_INF
+        top_l = act[0]
         for j in range(n_act):
             i = act[j]
             m = S[i] * inv_n
@@ -165,10 +168,13 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
             lcb = m - sigma[i] * c
             if lcb > max_l:
                 max_l = lcb
+                top_l = i
         kept = 0
         for j in range(n_act):
             i = act[j]
-            if means[i] + sigma[i] * c > max_l:
+            # The arm with the largest LCB always survives (UCB > LCB); the explicit check keeps
+            # it when sigma * c is below the rounding of its mean and UCB == LCB in floating point.
+            if means[i] + sigma[i] * c > max_l or i == top_l:
                 act[kept] = i
                 kept += 1
         n_act = kept
@@ -250,8 +256,9 @@ class Elimination(Algorithm):
         best = self.recommend == "empirical_best"
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples):
-            return elimination_run(state, mu, sig, delta, d0, max_samples, pull_all, best, False)
+        def run(state, mu, max_samples=max_samples, cancel=None):
+            return elimination_run(state, mu, sig, delta, d0, max_samples, pull_all, best, False,
+                                   cancel_flag(cancel))
 
         return BoundAlgorithm(run, d0, lambda means: gap_cost(means, sig, d0, pull_all))
 

@@ -10,14 +10,15 @@ import numpy as np
 from numba import njit
 
 from .._rng import fill_normal
-from ..kernels import NORMAL_BUFFER, STOP_CENSORED, STOP_SEPARATION, argmax
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
+                       cancel_flag)
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["LUCB", "lucb_run"]
 
 
 @njit(cache=True, nogil=True)
-def lucb_run(state, mu, sigma, log_const, max_samples):
+def lucb_run(state, mu, sigma, log_const, max_samples, cancel):
     """One run of LUCB1 with the confidence width ``σ_i √(2 log(k₁ k n⁴ / δ) / N_i)``.
 
     Each arm is sampled once (round ``n = 1``). Before each further round ``n = 2, 3, ...``, with
@@ -62,6 +63,8 @@ def lucb_run(state, mu, sigma, log_const, max_samples):
         if t + 2 > max_samples:
             return t, np.int64(h), True, STOP_CENSORED
         if pos + 2 > buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         for arm in (h, low):
@@ -91,7 +94,7 @@ class LUCB(Algorithm):
         log_const = self.K1 * noise_stds.size / delta
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples):
-            return lucb_run(state, mu, sig, log_const, max_samples)
+        def run(state, mu, max_samples=max_samples, cancel=None):
+            return lucb_run(state, mu, sig, log_const, max_samples, cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))

@@ -37,15 +37,15 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal, std_normal, uniform
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, first_round,
-                       glr_check, glr_refresh, observe)
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
+                       cancel_flag, first_round, glr_check, glr_refresh, observe)
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["SamplingRule", "plugin_run", "uniform", "std_normal"]
 
 
 @njit(nogil=True)
-def plugin_run(state, mu, sigma, select, delta, rule, max_samples):
+def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
     """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring).
 
     Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
@@ -77,6 +77,8 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples):
         if arm < 0 or arm >= k:
             raise ValueError("the sampling rule returned an arm outside 0..k-1")
         if pos == buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
@@ -123,7 +125,8 @@ class SamplingRule(Algorithm):
         select = self.select
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples):
-            return plugin_run(state, mu, sig, select, delta, rule, max_samples)
+        def run(state, mu, max_samples=max_samples, cancel=None):
+            return plugin_run(state, mu, sig, select, delta, rule, max_samples,
+                              cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))

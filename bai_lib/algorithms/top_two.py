@@ -16,8 +16,9 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal, next_u64, std_normal, uniform
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, argmax,
-                       first_round, glr_beta, glr_check, glr_passes, glr_refresh, observe)
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
+                       argmax, cancel_flag, first_round, glr_beta, glr_check, glr_passes,
+                       glr_refresh, observe)
 from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_two_cg
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -76,7 +77,7 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
 
 @njit(cache=True, nogil=True)
 def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_samples,
-             released_challenger):
+             released_challenger, cancel):
     """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``.
 
     Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
@@ -222,6 +223,8 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
                                 best_score = score
                                 arm = j
         if pos == buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
@@ -263,7 +266,7 @@ def _ucb_leader(mh, b, s):
 
 @njit(cache=True, nogil=True)
 def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_shift, beta,
-              released_sampling, max_samples):
+              released_sampling, max_samples, cancel):
     """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
     a UCB-based top two algorithm").
 
@@ -418,6 +421,8 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
         arm = lead if take_leader else chal
         lead_pulls[lead, arm] += 1
         if pos == buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
@@ -463,6 +468,13 @@ class TTTS(Algorithm):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
 
+    def default_max_samples(self, k: int) -> int:
+        """``10**7`` for ``k > 2``, else ``10**9``: with more than two arms every step draws the
+        posterior (Russo's challenger up to :data:`TTTS_MAX_RESAMPLE` times), about ``10^5`` to
+        ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes;
+        at ``10**7`` it takes seconds to a minute and a half."""
+        return 10**7 if k > 2 else 10**9
+
     def bind(self, prior, noise_stds, delta, max_samples):
         pm = np.ascontiguousarray(prior.means, dtype=np.float64)
         ps = np.ascontiguousarray(prior.stds, dtype=np.float64)
@@ -471,8 +483,9 @@ class TTTS(Algorithm):
         beta = self.beta
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples):
-            return ttts_run(state, mu, sig, pm, ps, delta, rule, beta, max_samples, released)
+        def run(state, mu, max_samples=max_samples, cancel=None):
+            return ttts_run(state, mu, sig, pm, ps, delta, rule, beta, max_samples, released,
+                            cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 
@@ -481,9 +494,9 @@ def _ttucb_bound(noise_stds, two_cg, c_scale, log_shift, coef, shift, beta, rele
                  max_samples):
     sig = noise_stds
 
-    def run(state, mu, max_samples=max_samples):
+    def run(state, mu, max_samples=max_samples, cancel=None):
         return ttucb_run(state, mu, sig, var, two_cg, c_scale, log_shift, coef, shift, beta,
-                         released, max_samples)
+                         released, max_samples, cancel_flag(cancel))
 
     return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 

@@ -11,8 +11,8 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import fill_normal
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, first_round,
-                       glr_check, glr_refresh, observe)
+from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
+                       cancel_flag, first_round, glr_check, glr_refresh, observe)
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -23,7 +23,7 @@ UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
 
 
 @njit(cache=True, nogil=True)
-def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, max_samples):
+def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, max_samples, cancel):
     """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule.
 
     Each arm is sampled once. Then, at every step ``t`` (samples so far), with ``μ̂`` the
@@ -115,6 +115,8 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
                         top = gap
                         arm = j
         if pos == buf.size:
+            if cancel[0]:
+                return t, np.int64(-1), True, STOP_INTERRUPTED
             fill_normal(state, buf)
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
@@ -164,8 +166,8 @@ class TrackAndStop(Algorithm):
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples):
+        def run(state, mu, max_samples=max_samples, cancel=None):
             return track_and_stop_run(state, mu, sig, delta, rule, c_tracking, lazy_shift,
-                                      max_samples)
+                                      max_samples, cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))

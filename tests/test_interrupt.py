@@ -1,0 +1,116 @@
+"""Ctrl-C stops a simulation within about a second, whatever the thread count.
+
+Every kernel polls a cancellation flag at each refill of its normal buffer; ``simulate`` keeps
+the calling thread free, raises the flag on KeyboardInterrupt and re-raises once the threads
+have returned. The runs below would take minutes each, so a prompt exit can only come from
+the flag.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bai_lib import GaussianPrior, SamplingRule, simulate
+from bai_lib.algorithms import resolve
+from bai_lib.kernels import STOP_INTERRUPTED, cancel_flag
+
+REPO = Path(__file__).resolve().parents[1]
+
+# (algorithm, k): two nearly tied arms, so no run stops before max_samples = 1e10.
+LONG_RUNS = [("elimination", 2), ("ttucb", 2), ("ttts", 10), ("tas", 10), ("lucb", 2)]
+
+_CHILD = """
+import sys, time
+import numpy as np
+from bai_lib import Elimination, GaussianPrior, simulate
+name, k, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+spec = Elimination(delta0=1e-7) if name == "elimination" else name
+mu = np.array([1e-4, 0.0] + [-1.0] * (k - 2))
+prior = GaussianPrior.standard(k)
+simulate(spec, prior, 1.0, 0.1, 2, 1, means=mu, max_samples=1000, progress=False)
+print("started", flush=True)
+try:
+    simulate(spec, prior, 1.0, 0.1, 8, 1, means=mu, max_samples=10**10, n_threads=threads,
+             progress=False)
+    print("finished")
+except KeyboardInterrupt as exc:
+    print("interrupted:", exc)
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name,k", LONG_RUNS)
+def test_ctrl_c_stops_simulate_promptly(name, k, threads):
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, name, str(k), str(threads)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.0)  # inside the long runs
+        t0 = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        latency = time.perf_counter() - t0
+    finally:
+        proc.kill()
+    assert "interrupted: simulate interrupted" in out, (out, err)
+    assert "no result was returned" in out
+    assert proc.returncode == 0
+    # Each run needs minutes; the process (interpreter shutdown included) exits within seconds.
+    assert latency < 5.0, latency
+
+
+@pytest.mark.parametrize("name", ["elimination", "noelim", "ttts", "ttucb", "ebtc", "tas", "lucb"])
+def test_every_kernel_returns_when_the_flag_is_raised(name):
+    k = 3
+    spec = resolve(name)
+    if name in ("elimination", "noelim"):
+        spec = type(spec)(delta0=1e-7)
+    bound = spec.bind(GaussianPrior.standard(k), np.ones(k), 0.1, 10**10)
+    mu = np.array([1e-4, 0.0, -1e-4])
+    flag = cancel_flag()
+    out = {}
+
+    def target():
+        out["result"] = bound.run(np.array([1, 2, 3, 4], dtype=np.uint64), mu, cancel=flag)
+
+    bound.run(np.array([1, 2, 3, 4], dtype=np.uint64), mu, max_samples=100)  # compile
+    thread = threading.Thread(target=target)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()
+    flag[0] = 1
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    tau, rec, censored, reason = out["result"]
+    assert reason == STOP_INTERRUPTED and censored and rec == -1
+    assert 0 < tau < 10**10
+
+
+def test_a_failing_worker_cancels_the_others_and_its_error_propagates():
+    from numba import njit
+
+    @njit
+    def bad_rule(t, N, S, noise_stds, state):
+        return N.size if t > 10_000 else t % N.size  # out of range after 10,000 samples
+
+    mu = np.array([1e-4, 0.0])
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="outside 0..k-1"):
+        simulate(SamplingRule(bad_rule), None, 1.0, 0.1, 50, 1, means=mu, n_threads=2,
+                 max_samples=10**10, progress=False)
+    assert time.perf_counter() - t0 < 30
+
+
+def test_cancel_flag_validation():
+    with pytest.raises(ValueError, match="cancel"):
+        cancel_flag(np.zeros(1, dtype=np.int64))
+    flag = np.zeros(1, dtype=np.uint8)
+    assert cancel_flag(flag) is flag

@@ -1,0 +1,205 @@
+"""Re-executing notebooks is diff-free, and test runs never write the tracked results.
+
+- ``scripts/execute_notebooks.py`` keeps the stored outputs (and CSVs) of unchanged wall-clock
+  cells, so re-running it with no source change rewrites nothing; ``--refresh-timings`` renews them;
+- ``write_csv`` / ``results_path`` honour ``BAI_LIB_RESULTS_DIR`` (nbval runs set it);
+- ``compare_results`` names every results file that no longer reproduces.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bai_lib import experiments
+from bai_lib.experiments import results_path, write_csv
+
+HEADER = """\
+---
+jupytext:
+  formats: ipynb,md:myst
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  name: python3
+  display_name: Python 3
+  language: python
+---
+
+# A synthetic chapter
+"""
+
+DETERMINISTIC_CELL = """
+```{code-cell} ipython3
+import time
+
+with open("../results/99_table.csv", "w") as fh:
+    fh.write("x,y\\n1,2\\n")
+print("deterministic")
+time.sleep(0.5)  # longer than the kernel's stdout flush interval: the prints arrive split
+print("still deterministic")
+```
+"""
+
+TIMING_CELL = """
+Wall-clock time, which changes between executions.
+
+```{code-cell} ipython3
+:tags: [nbval-ignore-output]
+
+import time
+
+t_ns = time.perf_counter_ns()%s
+with open("../results/99_timing.csv", "w") as fh:
+    fh.write(f"what,seconds\\nrun,{t_ns}\\n")
+print(f"measured {t_ns} ns")
+t_ns
+```
+
+```{code-cell} ipython3
+print("after the timing cell")
+```
+"""
+
+
+def _chapter(tmp_path: Path, timing_comment: str = "") -> Path:
+    (tmp_path / "notebooks").mkdir(exist_ok=True)
+    (tmp_path / "results").mkdir(exist_ok=True)
+    md = tmp_path / "notebooks" / "99_synthetic.md"
+    md.write_text(HEADER + DETERMINISTIC_CELL + TIMING_CELL % timing_comment)
+    return md
+
+
+def _files(tmp_path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(tmp_path)): p.read_bytes()
+            for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+
+def test_reexecution_without_change_is_byte_identical_and_refresh_renews_timings(tmp_path, execute_script):
+    md = _chapter(tmp_path)
+    first = execute_script.execute(md)
+    timing_index = 3  # header markdown, code, markdown, timing code, code
+    assert first.refreshed == [timing_index] and first.kept == []
+    after_first = _files(tmp_path)
+    stored = json.loads(after_first["notebooks/99_synthetic.ipynb"])
+    assert all("execution" not in c["metadata"] for c in stored["cells"])
+    assert stored["cells"][1]["outputs"] == [
+        {"name": "stdout", "output_type": "stream", "text": ["deterministic\n", "still deterministic\n"]}]
+
+    second = execute_script.execute(md)
+    assert second.kept == [timing_index] and second.refreshed == []
+    assert second.written == []
+    assert _files(tmp_path) == after_first, "re-execution without a source change rewrote files"
+
+    third = execute_script.execute(md, refresh_timings=True)
+    after_third = _files(tmp_path)
+    assert third.refreshed == [timing_index]
+    assert after_third["notebooks/99_synthetic.ipynb"] != after_first["notebooks/99_synthetic.ipynb"]
+    assert after_third["results/99_timing.csv"] != after_first["results/99_timing.csv"]
+    assert after_third["results/99_table.csv"] == after_first["results/99_table.csv"]
+    assert "results/99_timing.csv" in third.written
+
+    # an edited timing cell is refreshed without being asked
+    _chapter(tmp_path, timing_comment="  # edited")
+    fourth = execute_script.execute(md)
+    assert fourth.refreshed == [timing_index] and fourth.kept == []
+    assert _files(tmp_path)["results/99_timing.csv"] != after_third["results/99_timing.csv"]
+
+
+def test_kept_timing_outputs_follow_the_new_execution_count(tmp_path, execute_script):
+    md = _chapter(tmp_path)
+    execute_script.execute(md)
+    # one more code cell before the timing cell shifts every execution count by one
+    md.write_text(HEADER + "\n```{code-cell} ipython3\nx = 1\n```\n" + DETERMINISTIC_CELL + TIMING_CELL % "")
+    res = execute_script.execute(md)
+    assert res.kept == [4]
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    timing = nb["cells"][4]
+    assert timing["execution_count"] == 3
+    results = [o for o in timing["outputs"] if o["output_type"] == "execute_result"]
+    assert results and all(o["execution_count"] == 3 for o in results)
+
+
+def test_results_env_name_is_shared(execute_script):
+    assert execute_script.RESULTS_ENV == experiments.RESULTS_DIR_ENV == "BAI_LIB_RESULTS_DIR"
+
+
+def test_write_csv_honours_the_results_redirect(tmp_path, monkeypatch):
+    original = tmp_path / "repo" / "results" / "05_table.csv"
+    redirect = tmp_path / "redirect"
+    monkeypatch.setenv("BAI_LIB_RESULTS_DIR", str(redirect))
+    written = write_csv([{"a": 1, "b": 0.5}], original)
+    assert written == redirect / "05_table.csv"
+    assert written.read_text() == "a,b\n1,0.5\n"
+    assert not (tmp_path / "repo").exists(), "the original path was touched"
+    assert results_path("../results/03_opt2_frontier.csv") == redirect / "03_opt2_frontier.csv"
+
+    monkeypatch.delenv("BAI_LIB_RESULTS_DIR")
+    assert write_csv([{"a": 1}], original) == original and original.exists()
+
+
+def test_unit_tests_run_without_the_redirect():
+    import os
+
+    assert "BAI_LIB_RESULTS_DIR" not in os.environ
+
+
+def _tree(tmp_path: Path):
+    tracked, written, notebooks = (tmp_path / d for d in ("results", "written", "notebooks"))
+    for d in (tracked, written, notebooks):
+        d.mkdir()
+    (notebooks / "98_x.md").write_text(HEADER + textwrap.dedent("""
+        ```{code-cell} ipython3
+        :tags: [nbval-ignore-output]
+
+        write_csv(rows, "../results/98_timing.csv")  # seconds
+        ```
+        """))
+    (tracked / "98_same.csv").write_text("a,b\n1,2\n")
+    (written / "98_same.csv").write_text("a,b\n1,2\n")
+    (tracked / "98_timing.csv").write_text("alg,seconds\nx,0.1\ny,0.2\n")
+    (written / "98_timing.csv").write_text("alg,seconds\nx,0.15\ny,0.3\n")
+    return tracked, written, notebooks
+
+
+def test_compare_results_names_the_file_that_differs(tmp_path, execute_script):
+    tracked, written, notebooks = _tree(tmp_path)
+    assert execute_script.compare_results(written, tracked, notebooks) == []
+
+    (tracked / "98_table.csv").write_text("a,b\n1,2\n3,4\n")
+    (written / "98_table.csv").write_text("a,b\n1,2\n3,5\n")
+    (written / "98_new.csv").write_text("a\n1\n")
+    problems = execute_script.compare_results(written, tracked, notebooks)
+    assert len(problems) == 2
+    assert "results/98_new.csv" in problems[0] and "not in" in problems[0]
+    assert "results/98_table.csv no longer reproduces" in problems[1]
+    assert "line 3" in problems[1] and "'3,4'" in problems[1] and "'3,5'" in problems[1]
+
+
+def test_compare_results_checks_the_shape_of_timing_tables(tmp_path, execute_script):
+    tracked, written, notebooks = _tree(tmp_path)
+    (written / "98_timing.csv").write_text("alg,seconds\nx,0.15\ny,0.3\nz,1\n")
+    problems = execute_script.compare_results(written, tracked, notebooks)
+    assert len(problems) == 1 and "results/98_timing.csv" in problems[0]
+
+
+def test_check_results_command_fails_naming_the_file(tmp_path, execute_script, capsys, monkeypatch):
+    tracked, written, notebooks = _tree(tmp_path)
+    (written / "98_same.csv").write_text("a,b\n1,3\n")
+    monkeypatch.setattr(execute_script, "RESULTS_DIR", tracked)
+    monkeypatch.setattr(execute_script, "NB_DIR", notebooks)
+    assert execute_script.main(["--check-results", str(written)]) == 1
+    assert "results/98_same.csv no longer reproduces" in capsys.readouterr().err
+
+
+def test_hygiene_hint_names_the_execute_script_first():
+    text = (Path(__file__).parent / "test_notebook_hygiene.py").read_text()
+    hint = text[text.index("differ;"):]
+    hint = hint[:hint.index(")\n")]
+    assert "execute_notebooks.py" in hint
+    if "jupytext" in hint:
+        assert hint.index("execute_notebooks.py") < hint.index("jupytext")

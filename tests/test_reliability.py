@@ -1,0 +1,123 @@
+"""Bad and extreme inputs to ``simulate``: a clear ValueError naming the parameter, or the right
+answer; never inf/NaN/0 used silently, an overflow traceback or a hang."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from bai_lib import CensoringWarning, GaussianPrior, simulate
+from bai_lib.algorithms import ALGORITHMS
+from bai_lib.simulation import memory_needed
+
+H2 = GaussianPrior.standard(2)
+H3 = GaussianPrior.standard(3)
+
+
+def run(**kw):
+    args = dict(algorithm="elimination", prior=H2, noise_stds=1.0, delta=0.1, n_runs=20, seed=1,
+                progress=False)
+    args.update(kw)
+    return simulate(**args)
+
+
+def test_too_many_runs_is_refused_before_any_allocation():
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n_runs = 1,000,000,000 needs about .* GiB"):
+        run(n_runs=10**9)
+    assert time.perf_counter() - t0 < 5  # refused up front, not after filling memory
+    assert memory_needed(10**9, 2) > 10**11
+
+
+@pytest.mark.parametrize("bad,match", [
+    (dict(max_samples=2**63), "max_samples must be an integer in"),
+    (dict(max_samples=10**30), "max_samples must be an integer in"),
+    (dict(delta=5e-324), r"delta must lie in the supported range \[1e-100, 1\)"),
+    (dict(delta=1e-300), "delta must lie in the supported range"),
+    (dict(delta="0.1"), "delta"),
+    (dict(seed="42"), "seed"),
+    (dict(noise_stds=None), "noise_stds must be a positive number"),
+    (dict(noise_stds="1.0"), "noise_stds must be a positive number"),
+    (dict(noise_stds=[True, True]), "noise_stds must be a positive number"),
+    (dict(noise_stds=1e155), r"noise_stds must lie in the supported range \[1e-100, 1e\+100\]"),
+    (dict(noise_stds=1e-120), "noise_stds must lie in the supported range"),
+    (dict(means=["0.5", "0"]), "means must be an array of real numbers"),
+    (dict(means=[1e120, 0.0]), "means must have magnitudes in the supported range"),
+    (dict(prior=GaussianPrior([0.0, 0.0], [1e-120, 1e-120])), "prior: stds"),
+    (dict(n_runs=2.0), "n_runs"),
+])
+def test_bad_and_extreme_inputs_are_refused_by_name(bad, match):
+    with pytest.raises(ValueError, match=match):
+        run(**bad)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_tiny_noise_identifies_the_best_arm(name):
+    """With noise far below the gaps every algorithm must be right; Algorithm 1 used to
+    eliminate every arm when sigma * Conf fell below the rounding of the means (UCB == LCB)
+    and then return a random arm (31-51% error)."""
+    for sigma in (1e-17, 1e-60, 1e-100):
+        res = simulate(name, H3, sigma, 0.1, 200, 3, progress=False)
+        # Prior draws with a gap below the indifference level may end in an indifference stop;
+        # away from it the answer must be right.
+        gap = np.sort(res.means, axis=1)
+        clear = (gap[:, -1] - gap[:, -2]) > 1e-6
+        assert np.all(res.correct[clear]), (name, sigma)
+        assert np.all(res.stopping_times[clear] == 3), (name, sigma)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_huge_noise_censors_without_nonsense(name):
+    """Noise 1e100 times the prior scale: no algorithm can tell the arms apart within the cap.
+    Every run must be censored (not stop early on an overflowed statistic), with the warning."""
+    with pytest.warns(CensoringWarning, match=r"50 of 50 runs \(100.00%\)"):
+        res = simulate(name, H3, 1e100, 0.1, 50, 3, max_samples=20_000, progress=False)
+    assert res.censored.all()
+    assert np.all(res.stopping_times >= 19_990)
+
+
+def test_censoring_warning_counts_runs_and_is_silent_otherwise():
+    with pytest.warns(CensoringWarning, match=r"of 40 runs .* max_samples = 1,000"):
+        res = simulate("ttucb", H2, 1.0, 0.1, 40, 5, max_samples=1000, progress=False)
+    n = int(res.censored.sum())
+    assert 0 < n < 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CensoringWarning)
+        simulate("elimination", H2, 1.0, 0.1, 40, 5, progress=False)
+
+
+def test_caller_arrays_are_never_modified_or_frozen():
+    mu = np.array([0.5, 0.0])
+    sig = np.array([1.0, 2.0])
+    res = simulate("ttucb", None, sig, 0.1, 5, 1, means=mu, progress=False)
+    assert mu.flags.writeable and sig.flags.writeable
+    mu[0] = 3.0  # the result keeps its own copy
+    sig[0] = 7.0
+    assert res.means[0, 0] == 0.5 and res.noise_stds[0] == 1.0
+
+
+def test_progress_default_follows_the_terminal(monkeypatch):
+    from bai_lib import simulation
+
+    monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
+    monkeypatch.setattr(simulation.sys, "stderr", open("/dev/null", "w"))  # not a terminal
+    monkeypatch.delitem(simulation.sys.modules, "ipykernel", raising=False)
+    assert simulation._progress_enabled(None) is False
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "1")
+    assert simulation._progress_enabled(None) is True
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "0")
+    assert simulation._progress_enabled(True) is True
+    assert simulation._progress_enabled(None) is False
+
+
+def test_default_cap_is_practical_for_slow_ttts():
+    """TTTS with k > 2 draws the posterior at every step (~1e5-1e6 samples/s): its default cap is
+    1e7 samples, so a censored run takes seconds, not the hour a 1e9 cap would."""
+    H10 = GaussianPrior.standard(10)
+    assert simulate("ttts", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**7
+    assert simulate("ttts", H2, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
+    assert simulate("ttucb", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
+    assert simulate("ttts", H10, 1.0, 0.1, 2, 1, max_samples=500, progress=False).max_samples == 500
