@@ -49,8 +49,12 @@ except KeyboardInterrupt as exc:
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name,k", LONG_RUNS)
 def test_ctrl_c_stops_simulate_promptly(name, k, threads):
+    # A shell without job control starts background jobs with SIGINT ignored, and children
+    # inherit that; restore the default so the child gets Python's KeyboardInterrupt handler,
+    # as a program started from a terminal does.
     proc = subprocess.Popen([sys.executable, "-c", _CHILD, name, str(k), str(threads)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline().strip() == "started"
         time.sleep(1.0)  # inside the long runs

@@ -187,6 +187,16 @@ def test_compare_results_checks_the_shape_of_timing_tables(tmp_path, execute_scr
     assert len(problems) == 1 and "results/98_timing.csv" in problems[0]
 
 
+def test_untracked_timing_tables_are_not_required(tmp_path, execute_script):
+    """Wall-clock tables are ignored by git, so a clean clone has none to compare with."""
+    tracked, written, notebooks = _tree(tmp_path)
+    (tracked / "98_timing.csv").unlink()
+    assert execute_script.compare_results(written, tracked, notebooks) == []
+    (written / "98_other.csv").write_text("a\n1\n")  # an untracked deterministic table is not
+    problems = execute_script.compare_results(written, tracked, notebooks)
+    assert len(problems) == 1 and "98_other.csv: written by the notebooks but not in" in problems[0]
+
+
 def test_check_results_command_fails_naming_the_file(tmp_path, execute_script, capsys, monkeypatch):
     tracked, written, notebooks = _tree(tmp_path)
     (written / "98_same.csv").write_text("a,b\n1,3\n")
