@@ -121,3 +121,20 @@ def test_default_cap_is_practical_for_slow_ttts():
     assert simulate("ttts", H2, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
     assert simulate("ttucb", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
     assert simulate("ttts", H10, 1.0, 0.1, 2, 1, max_samples=500, progress=False).max_samples == 500
+
+
+def test_progress_shows_the_seeding_of_many_runs(capfd):
+    """A million runs spend ~24 s deriving per-run seeds before the first run: the bar must show
+    that phase instead of staying blank."""
+    from bai_lib.simulation import SEEDING_BAR_MIN_RUNS
+
+    n = SEEDING_BAR_MIN_RUNS
+    res = simulate("elimination", H2, 1.0, 0.1, n, 1, progress=True)
+    err = capfd.readouterr().err
+    import re
+
+    done = [int(m) for m in re.findall(rf"seeding:[^\r]*?(\d+)/{2 * n}", err)]
+    assert done and max(done) > 0  # the seeding phase shows up and advances
+    assert res.n_runs == n
+    simulate("elimination", H2, 1.0, 0.1, 100, 1, progress=True)
+    assert "seeding" not in capfd.readouterr().err  # small calls: no extra bar
