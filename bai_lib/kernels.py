@@ -63,6 +63,7 @@ __all__ = [
     "glr_passes",
     "glr_refresh",
     "observe",
+    "refill",
 ]
 
 #: Stopped because a single active arm remained (Algorithm 1, first return).
@@ -180,6 +181,18 @@ def first_round(state, mu, sigma, var, buf, S, N, mh, v):
         mh[i] = x
         v[i] = var[i]
     return mu.size
+
+
+@njit(cache=True, nogil=True)
+def refill(state, buf, cancel):
+    """Refill the normal buffer, unless the cancellation flag is raised: then return ``False``.
+
+    The one place where simulators look at ``cancel``: once per :data:`NORMAL_BUFFER` rewards.
+    """
+    if cancel[0]:
+        return False
+    fill_normal(state, buf)
+    return True
 
 
 @njit(cache=True, nogil=True)

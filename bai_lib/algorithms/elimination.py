@@ -10,9 +10,9 @@ import numpy as np
 from numba import njit
 
 from .. import _validate as V
-from .._rng import fill_normal, uniform
+from .._rng import uniform
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
-                       STOP_SINGLE_ARM, argmax, cancel_flag)
+                       STOP_SINGLE_ARM, argmax, cancel_flag, refill)
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -120,9 +120,8 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
                         best = act[j]
             return t, np.int64(best), True, STOP_CENSORED
         if pos + pulls > buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         if pull_all:
             for i in range(k):

@@ -11,7 +11,7 @@ from numba import njit
 
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
-                       cancel_flag)
+                       cancel_flag, refill)
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["LUCB", "lucb_run"]
@@ -63,9 +63,8 @@ def lucb_run(state, mu, sigma, log_const, max_samples, cancel):
         if t + 2 > max_samples:
             return t, np.int64(h), True, STOP_CENSORED
         if pos + 2 > buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         for arm in (h, low):
             S[arm] += mu[arm] + sigma[arm] * buf[pos]

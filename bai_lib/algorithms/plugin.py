@@ -36,9 +36,9 @@ import numpy as np
 from numba import njit
 
 from .. import _validate as V
-from .._rng import fill_normal, std_normal, uniform
+from .._rng import std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_check, glr_refresh, observe)
+                       cancel_flag, refill, first_round, glr_check, glr_refresh, observe)
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["SamplingRule", "plugin_run", "uniform", "std_normal"]
@@ -77,9 +77,8 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
         if arm < 0 or arm >= k:
             raise ValueError("the sampling rule returned an arm outside 0..k-1")
         if pos == buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1

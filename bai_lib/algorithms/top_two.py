@@ -17,7 +17,7 @@ from numba import njit
 from .. import _validate as V
 from .._rng import fill_normal, next_u64, std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       argmax, cancel_flag, first_round, glr_beta, glr_check, glr_passes,
+                       argmax, cancel_flag, first_round, glr_beta, glr_check, glr_passes, refill,
                        glr_refresh, observe)
 from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_two_cg
 from .base import Algorithm, BoundAlgorithm, gap_cost
@@ -223,9 +223,8 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
                                 best_score = score
                                 arm = j
         if pos == buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
         pos += 1
@@ -421,9 +420,8 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
         arm = lead if take_leader else chal
         lead_pulls[lead, arm] += 1
         if pos == buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
         pos += 1

@@ -10,9 +10,8 @@ import numpy as np
 from numba import njit
 
 from .. import _validate as V
-from .._rng import fill_normal
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_check, glr_refresh, observe)
+                       cancel_flag, refill, first_round, glr_check, glr_refresh, observe)
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -115,9 +114,8 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
                         top = gap
                         arm = j
         if pos == buf.size:
-            if cancel[0]:
+            if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
-            fill_normal(state, buf)
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1
