@@ -12,7 +12,7 @@ export BAI_LIB_PROGRESS := 0
 NB ?=
 REFRESH_TIMINGS ?=
 
-.PHONY: help venv book test unit nbval reproduce bench lock screenshots clean
+.PHONY: help venv book test unit nbval reproduce bench bench-sweep lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
@@ -21,6 +21,7 @@ help:
 	@echo "                then rebuild the book; NB=NN_name for some chapters only, REFRESH_TIMINGS=1"
 	@echo "                to store new wall-clock measurements (kept by default when unchanged)"
 	@echo "make bench      print simulator throughput figures (benchmarks/)"
+	@echo "make bench-sweep  the 36-cell sweep of examples/ straight, resumed and on Dask (RUNS=N)"
 	@echo "make lock       re-pin requirements.lock from the current .venv"
 	@echo "make screenshots  full-page PNGs of every page at 1280 and 400 px -> _build/screenshots"
 
@@ -59,6 +60,10 @@ reproduce: $(STAMP)
 
 bench: $(STAMP)
 	BAI_LIB_PROGRESS=1 $(BIN)/python benchmarks/bench_simulators.py
+
+RUNS ?=
+bench-sweep: $(STAMP)
+	$(BIN)/python benchmarks/bench_sweep.py $(if $(RUNS),--runs $(RUNS))
 
 screenshots: book
 	$(BIN)/python scripts/screenshots.py 1280

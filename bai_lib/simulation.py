@@ -60,7 +60,8 @@ class SimulationResult:
     """Per-run output of :func:`simulate`.
 
     All per-run arrays have length ``n_runs`` (first axis) and are
-    read-only; index ``r`` refers to run ``r`` of the seed.
+    read-only; index ``j`` refers to run ``first_run + j`` of the seed (run ``j`` when
+    ``first_run = 0``, the default of :func:`simulate`).
 
     Attributes
     ----------
@@ -101,6 +102,8 @@ class SimulationResult:
         Wall-clock time of each run's kernel call (measured per run, with
         ``time.perf_counter``; includes a call overhead of about a
         microsecond, excludes seeding).
+    first_run : int
+        Index of the first run (``simulate(..., first_run=...)``); see :attr:`runs`.
     """
 
     algorithm: Algorithm
@@ -119,11 +122,17 @@ class SimulationResult:
     censored: np.ndarray
     stop_reasons: np.ndarray
     seconds: np.ndarray
+    first_run: int = 0
 
     @property
     def n_runs(self) -> int:
         """Number of runs."""
         return int(self.stopping_times.size)
+
+    @property
+    def runs(self) -> range:
+        """The run indices of the seed that this result holds, in order."""
+        return range(self.first_run, self.first_run + self.n_runs)
 
     @property
     def k(self) -> int:
@@ -184,6 +193,25 @@ class SimulationResult:
                 out[f"stops_{name}"] = count
         return out
 
+    def to_frame(self):
+        """One row per run as a pandas DataFrame (pandas is needed here only).
+
+        Columns: ``run`` (the run index of the seed), ``tau``, ``recommendation``,
+        ``best_arm``, ``correct``, ``censored``, ``stop_reason``, ``gap`` (best minus
+        second-best arm mean of the instance) and ``seconds`` (wall clock of the run); the
+        columns :mod:`bai_lib.store` keeps for each run.
+        """
+        import pandas as pd
+
+        top2 = np.sort(self.means, axis=1)[:, -2:]
+        return pd.DataFrame({
+            "run": np.arange(self.first_run, self.first_run + self.n_runs, dtype=np.int64),
+            "tau": self.stopping_times, "recommendation": self.recommendations,
+            "best_arm": self.best_arms, "correct": self.correct, "censored": self.censored,
+            "stop_reason": self.stop_reasons.astype(str), "gap": top2[:, 1] - top2[:, 0],
+            "seconds": self.seconds,
+        })
+
     def _run_index(self, run) -> int:
         r = V.integer(run, "run", 0)
         if r >= self.n_runs:
@@ -191,7 +219,7 @@ class SimulationResult:
         return r
 
     def replay(self, run: int) -> dict:
-        """Run ``run`` again from its seed and return what it gave.
+        """Run ``run`` (position in this result, ``0 <= run < n_runs``) again from its seed.
 
         The run's generator state depends only on ``(seed, run)``, so the replay reproduces the
         stored stopping time, recommendation and stop reason exactly (for any algorithm).
@@ -203,7 +231,7 @@ class SimulationResult:
         """
         r = self._run_index(run)
         bound = self.algorithm.bind(self.prior, self.noise_stds, self.delta, self.max_samples)
-        state = _rng.seed_state(self.seed, r, _rng.STREAM_ALGO)
+        state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
                 "stop_reason": _k.STOP_REASON_NAMES[code], "means": self.means[r].copy()}
@@ -224,7 +252,7 @@ class SimulationResult:
             raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
                              f"this result is from {spec.label}; use replay() instead")
         r = self._run_index(run)
-        state = _rng.seed_state(self.seed, r, _rng.STREAM_ALGO)
+        state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         return trace_elimination(self.means[r], self.noise_stds, self.delta, self.delta0, state,
                                  max_rounds=max_rounds)
 
@@ -272,9 +300,6 @@ def _check_scale(values, name, zero_ok=False):
                          f"{' (or 0)' if zero_ok else ''}, got {a[bad].ravel()[0]:g}")
 
 
-#: From this many runs on, the progress bar also shows the per-run seeding (about 13 µs a run
-#: and stream), which precedes the first run.
-SEEDING_BAR_MIN_RUNS = 20_000
 #: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
 #: ``k`` samples before they compare with the cap.
 MAX_SAMPLES_LIMIT = 2**62
@@ -338,6 +363,36 @@ def _progress_enabled(progress) -> bool:
     raise ValueError(f"progress must be None, True or False, got {progress!r}")
 
 
+class _CostProgress:
+    """A tqdm bar over runs whose time-left estimate is weighted by each run's expected cost.
+
+    Runs are scheduled longest first, so a count-based ETA starts far too pessimistic. Here the
+    time left is ``elapsed * (cost left) / (cost done)`` with the scheduling keys of the
+    algorithm (proportional to a run's expected number of samples) capped at ``max_samples``.
+    """
+
+    def __init__(self, desc, keys, max_samples):
+        from tqdm import tqdm
+
+        cost = np.where(np.isfinite(keys), keys, np.inf)
+        self.cost = np.minimum(np.maximum(cost, 0.0), float(max_samples)) + 1.0
+        self.total = float(self.cost.sum())
+        self.done = 0.0
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=len(keys), desc=desc, unit="run", file=sys.stderr, leave=False,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} runs "
+                                   "[{elapsed}{postfix}]")
+
+    def update(self, runs) -> None:
+        self.done += float(self.cost[runs].sum())
+        left = (time.perf_counter() - self.t0) * max(self.total - self.done, 0.0) / self.done
+        self.bar.set_postfix_str(f"about {self.bar.format_interval(left)} left", refresh=False)
+        self.bar.update(len(runs))
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 # ---------------------------------------------------------------------------
 # simulate
 # ---------------------------------------------------------------------------
@@ -385,6 +440,7 @@ def simulate(
     seed: int,
     *,
     means=None,
+    first_run: int = 0,
     max_samples: Optional[int] = None,
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
@@ -425,6 +481,11 @@ def simulate(
         Fixed arm means instead of draws from the prior (the frequentist setting, or instances
         drawn by the caller): one instance for every run, or one per run. Run ``r``'s rewards
         and coin flips come from the same seeded stream as when the means are drawn.
+    first_run : int
+        Index of the first run: the call simulates runs ``first_run, ..., first_run + n_runs -
+        1``. Run ``r`` depends only on ``(seed, r)``, so shards of runs simulated separately
+        (on other threads, processes or machines) concatenate to exactly the result of one call
+        (apart from the wall-clock ``seconds``).
     max_samples : int, optional
         Censoring bound on the samples of one run (``>= k``); see :mod:`bai_lib.kernels`.
         Default: the specification's ``default_max_samples(k)``, ``10**9`` except ``10**7``
@@ -494,7 +555,8 @@ def simulate(
         _check_scale(prior.means, "prior: means", zero_ok=True)
         _check_scale(prior.stds, "prior: stds")
     delta = V.confidence_level(delta)
-    seed = V.integer(seed, "seed", 0)
+    seed = V.integer(seed, "seed", 0, _rng.SEED_MAX)
+    first_run = V.integer(first_run, "first_run", 0, _rng.RUN_MAX + 1 - n_runs)
     if max_samples is None:
         max_samples = spec.default_max_samples(k)
     max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
@@ -516,21 +578,12 @@ def simulate(
     d0 = bound.delta0
 
     means_given = means is not None
-    seeding_bar = None
-    if show_progress and n_runs >= SEEDING_BAR_MIN_RUNS:
-        from tqdm import tqdm
-
-        seeding_bar = tqdm(total=n_runs * (1 if means_given else 2), unit="run", file=sys.stderr,
-                           desc=f"simulate {spec.name}: seeding", leave=False)
-    tick = None if seeding_bar is None else seeding_bar.update
-    try:
-        if not means_given:
-            means = _rng.prior_means(prior.means, prior.stds, seed, n_runs, tick)
-        states = _rng.seed_states(seed, range(n_runs), _rng.STREAM_ALGO, tick)
-    finally:
-        if seeding_bar is not None:
-            seeding_bar.close()
-    order = np.argsort(-bound.cost_keys(means), kind="stable")
+    runs = range(first_run, first_run + n_runs)
+    if not means_given:
+        means = _rng.prior_means(prior.means, prior.stds, seed, n_runs, first_run=first_run)
+    states = _rng.seed_states(seed, runs, _rng.STREAM_ALGO)
+    keys = bound.cost_keys(means)
+    order = np.argsort(-keys, kind="stable")
 
     taus = np.empty(n_runs, dtype=np.int64)
     recs = np.empty(n_runs, dtype=np.int64)
@@ -544,12 +597,7 @@ def simulate(
     lock = threading.Lock()
     cursor = [0]
     cancel = np.zeros(1, dtype=np.uint8)  # raised on Ctrl-C or a failed worker; kernels poll it
-    bar = None
-    if show_progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=n_runs, desc=f"simulate {spec.name}", unit="run",
-                   file=sys.stderr, leave=False)
+    bar = _CostProgress(f"simulate {spec.name}", keys, max_samples) if show_progress else None
 
     def worker():
         try:
@@ -568,7 +616,7 @@ def simulate(
                     taus[r], recs[r], cens[r], codes[r] = out
                 if bar is not None:
                     with lock:
-                        bar.update(stop - start)
+                        bar.update(order[start:stop])
         except BaseException:
             cancel[0] = 1
             raise
@@ -594,5 +642,5 @@ def simulate(
     sig.setflags(write=False)
     return SimulationResult(
         algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
-        max_samples=max_samples, means_given=means_given, **arrays,
+        max_samples=max_samples, means_given=means_given, first_run=first_run, **arrays,
     )

@@ -66,6 +66,45 @@ def own_normal_rate(n=10**7, repeats=5):
     return n / best
 
 
+def seeding_rates(n=100_000):
+    """Per-state time of the compiled derivation and of ``numpy.random.SeedSequence``."""
+    _rng.seed_states(0, range(10), 1)  # compile
+    t0 = time.perf_counter()
+    _rng.seed_states(2024, range(n), 1)
+    ours = (time.perf_counter() - t0) / n
+    m = n // 20
+    t0 = time.perf_counter()
+    for r in range(m):
+        np.random.SeedSequence([2024, r, 1]).generate_state(4, np.uint64)
+    theirs = (time.perf_counter() - t0) / m
+    return ours, theirs
+
+
+def table1_profile(n_runs, n_threads, seed, own_rate):
+    """Algorithm 1 on Table 1's setting with many runs: where the wall time goes."""
+    prior = GaussianPrior.standard(2)
+    spec = ALGORITHMS["elimination"](delta0_factor=4.0)
+    t0 = time.perf_counter()
+    res = simulate(spec, prior, 1.0, 0.1, n_runs, seed, n_threads=n_threads, progress=False)
+    wall = time.perf_counter() - t0
+    samples = int(res.stopping_times.sum())
+    kernel = float(res.seconds.sum())
+    t0 = time.perf_counter()
+    _rng.prior_means(prior.means, prior.stds, seed, n_runs)
+    _rng.seed_states(seed, range(n_runs), 1)
+    seeding = time.perf_counter() - t0
+    print(f"Algorithm 1, Table 1 setting (k = 2, delta = 0.1, Delta0 = delta / (4 L)), "
+          f"{n_runs:,} runs on {n_threads} threads:")
+    print(f"  wall {wall:.2f} s, {samples:.4g} samples, {samples / wall:.3g} samples/s "
+          f"({samples / wall / (own_rate * n_threads):.0%} of fill_normal x threads)")
+    print(f"  seeding (both streams, compiled): {seeding * 1e3:.1f} ms; kernel calls: "
+          f"{kernel:.2f} thread-s = {samples / kernel:.3g} samples/s per thread; the rest "
+          f"(scheduling, Python call per run): {max(wall - seeding - kernel / n_threads, 0):.2f} s")
+    print(f"  per sample a kernel thread spends {1e9 * kernel / samples:.2f} ns, of which "
+          f"drawing the normal is {1e9 / own_rate:.2f} ns (fill_normal); the rest is the "
+          "round's bookkeeping (means, bounds, elimination check)")
+
+
 ROWS = [
     # label, k, delta, algorithm, delta0 factor, max_samples
     ("T1", 2, 0.1, "elimination", 4.0, 10**9),
@@ -111,11 +150,17 @@ def main(argv=None):
     print(f"numpy Generator.standard_normal (1 core): {np_rate:.3g} samples/s")
     print(f"bai_lib._rng.fill_normal         (1 core): {own_rate:.3g} samples/s "
           f"({own_rate / np_rate:.2f}x numpy)")
+    ours, theirs = seeding_rates()
+    print(f"per-run seeding, one stream: {ours * 1e9:.0f} ns compiled SplitMix64 derivation, "
+          f"{theirs * 1e6:.1f} us with numpy.random.SeedSequence ({theirs / ours:,.0f}x)")
     print()
 
     # Warm-up: load or compile every kernel outside the timed region.
     for alg in ALGORITHMS:
         simulate(alg, GaussianPrior.standard(2), 1.0, 0.1, 1, 0, progress=False)
+
+    table1_profile(100_000, n_threads, args.seed, own_rate)
+    print()
 
     header = (f"{'row':<4}{'algorithm':<13}{'D0 fac':>7}{'wall s':>9}{'samples':>12}"
               f"{'samples/s':>11}{'/numpy':>8}{'/(np*thr)':>10}{'cens':>6}"

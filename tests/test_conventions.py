@@ -280,8 +280,10 @@ def test_ttts_challenger_rules_match_reference_in_distribution(challenger, insta
     rng = np.random.default_rng(31)
     ref = np.array([ref_ttts(rng, mu, sigma, m, xi, delta, challenger) for _ in range(n_runs)])
     assert stats.ks_2samp(ours[:, 0], ref[:, 0]).pvalue > 1e-3
+    # each empirical CDF at a point has sd <= sqrt(0.25 / 300) = 0.029, their difference 0.041:
+    # a band of +-0.12 in probability is about 3 sd
     for q in (0.25, 0.5, 0.75):
-        lo, hi = sorted(np.quantile(ref[:, 0], [q - 0.08, q + 0.08]))
+        lo, hi = sorted(np.quantile(ref[:, 0], [q - 0.12, q + 0.12]))
         assert lo <= np.quantile(ours[:, 0], q) <= hi
     best = int(np.argmax(mu))
     assert abs((ours[:, 1] == best).mean() - (ref[:, 1] == best).mean()) < 0.1

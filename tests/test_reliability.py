@@ -123,18 +123,31 @@ def test_default_cap_is_practical_for_slow_ttts():
     assert simulate("ttts", H10, 1.0, 0.1, 2, 1, max_samples=500, progress=False).max_samples == 500
 
 
-def test_progress_shows_the_seeding_of_many_runs(capfd):
-    """A million runs spend ~24 s deriving per-run seeds before the first run: the bar must show
-    that phase instead of staying blank."""
-    from bai_lib.simulation import SEEDING_BAR_MIN_RUNS
-
-    n = SEEDING_BAR_MIN_RUNS
-    res = simulate("elimination", H2, 1.0, 0.1, n, 1, progress=True)
-    err = capfd.readouterr().err
+def test_progress_bar_starts_at_once_and_estimates_time_by_cost(capfd):
+    """The bar is drawn before the first run ends (seeding is compiled and takes milliseconds),
+    and its time left is weighted by the runs' expected cost: runs are scheduled longest first,
+    so a count-based estimate would start far too pessimistic."""
     import re
 
-    done = [int(m) for m in re.findall(rf"seeding:[^\r]*?(\d+)/{2 * n}", err)]
-    assert done and max(done) > 0  # the seeding phase shows up and advances
+    n = 20_000
+    res = simulate("elimination", H2, 1.0, 0.1, n, 1, progress=True)
+    err = capfd.readouterr().err
+    assert re.search(rf"\b0/{n} runs", err)  # drawn from the start
+    assert re.findall(r"about (\d\d):(\d\d) left", err)  # the cost-weighted estimate
+    assert "<" not in err  # no count-based estimate next to it
     assert res.n_runs == n
-    simulate("elimination", H2, 1.0, 0.1, 100, 1, progress=True)
-    assert "seeding" not in capfd.readouterr().err  # small calls: no extra bar
+
+
+def test_cost_weighted_eta_is_not_misled_by_longest_first(monkeypatch):
+    """Two runs of cost 1000 done out of 1000 runs (998 of cost 1): a count-based estimate says
+    499 times the elapsed time is left, the cost-weighted one about half of it."""
+    from bai_lib import simulation as S
+
+    clock = iter([0.0, 10.0])
+    monkeypatch.setattr(S.time, "perf_counter", lambda: next(clock))
+    keys = np.array([999.0, 999.0] + [0.0] * 998)
+    bar = S._CostProgress("t", keys, max_samples=10**9)
+    bar.update(np.array([0, 1]))
+    text = str(bar.bar)
+    bar.close()
+    assert "about 00:04 left" in text  # 10 s * 998 / 2000 = 4.99 s

@@ -105,8 +105,7 @@ def test_seed_state_deterministic_and_streams_differ():
     b = _rng.seed_state(2024, 5, 1)
     assert a.dtype == np.uint64 and a.shape == (4,)
     np.testing.assert_array_equal(a, b)
-    expected = np.random.SeedSequence([2024, 5, 1]).generate_state(4, np.uint64)
-    np.testing.assert_array_equal(a, expected)
+    np.testing.assert_array_equal(a, _reference_state(2024, 5, 1))
     others = [
         _rng.seed_state(2024, 5, 0),
         _rng.seed_state(2024, 6, 1),
@@ -124,7 +123,103 @@ def test_seed_state_deterministic_and_streams_differ():
     assert np.count_nonzero(ua == uc) == 0
 
 
+_M64 = (1 << 64) - 1
+
+
+def _reference_mix(z):
+    # SplitMix64's output function, written from its published definition with Python ints.
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _reference_state(seed, run, stream):
+    g = 0x9E3779B97F4A7C15
+    key = _reference_mix((_reference_mix((seed + g) & _M64) + (stream + 1) * 0xD1B54A32D192ED03)
+                         & _M64)
+    return np.array([_reference_mix((key + (4 * run + w + 1) * g) & _M64) for w in range(4)],
+                     dtype=np.uint64)
+
+
+def test_splitmix64_reference_value():
+    # The first output of SplitMix64 seeded with 0 is 0xE220A8397B1DCDAF (Vigna's reference code).
+    assert _reference_mix(0x9E3779B97F4A7C15) == 0xE220A8397B1DCDAF
+    assert int(_rng._mix64(np.uint64(0x9E3779B97F4A7C15))) == 0xE220A8397B1DCDAF
+
+
+@pytest.mark.parametrize("seed,run,stream", [(0, 0, 0), (2024, 999, 1), (2**64 - 1, 2**62 - 1, 7),
+                                             (123456789, 31, 0)])
+def test_seed_state_matches_the_documented_derivation(seed, run, stream):
+    np.testing.assert_array_equal(_rng.seed_state(seed, run, stream),
+                                  _reference_state(seed, run, stream))
+
+
+def test_seed_states_are_the_stacked_seed_state_whatever_the_range():
+    block = _rng.seed_states(77, range(10, 60), 1)
+    listed = _rng.seed_states(77, [59, 10, 33], 1)
+    for j, r in enumerate(range(10, 60)):
+        np.testing.assert_array_equal(block[j], _rng.seed_state(77, r, 1))
+    np.testing.assert_array_equal(listed, block[[49, 0, 23]])
+    # a shard of runs gives the rows of the whole range
+    np.testing.assert_array_equal(_rng.seed_states(77, range(0, 60), 1)[10:], block)
+
+
+def _first_uniforms(seed, runs, stream, n=1):
+    states = _rng.seed_states(seed, runs, stream)
+    out = np.empty((len(states), n))
+    for j, st in enumerate(states):
+        _rng.fill_uniform(st, out[j])
+    return out
+
+
+def test_neighbouring_runs_are_independent():
+    # First uniform of runs 0..N-1 is uniform (KS), and (u_r, u_{r+1}) fills the unit square
+    # evenly (chi-square on a 16 x 16 grid), for both streams; the correlation between the
+    # first 64 normals of run r and of run r + 1 is within its sampling error.
+    n = 200_000
+    for stream in (0, 1):
+        u = _first_uniforms(99, range(n), stream)[:, 0]
+        assert stats.kstest(u, "uniform").pvalue > 1e-3
+        cells = (np.floor(u[:-1] * 16) * 16 + np.floor(u[1:] * 16)).astype(int)
+        counts = np.bincount(cells, minlength=256)
+        assert stats.chisquare(counts).pvalue > 1e-3
+    z = np.empty((2000, 64))
+    for j, st in enumerate(_rng.seed_states(5, range(2000), 1)):
+        _rng.fill_normal(st, z[j])
+    r = np.array([np.corrcoef(z[j], z[j + 1])[0, 1] for j in range(1999)])
+    # mean of 1999 correlations of 64 iid pairs: sd ~ 1/sqrt(63 * 1999)
+    assert abs(r.mean()) < 4 / math.sqrt(63 * 1999)
+    assert stats.kstest(np.arctanh(r) * math.sqrt(61), "norm").pvalue > 1e-3
+
+
+def test_streams_of_one_run_are_independent():
+    # Stream 0 (prior) against stream 1 (rewards) of the same runs: the first uniforms are
+    # uncorrelated and jointly uniform; the state words share no bits beyond chance.
+    n = 200_000
+    u0 = _first_uniforms(2024, range(n), 0)[:, 0]
+    u1 = _first_uniforms(2024, range(n), 1)[:, 0]
+    assert abs(np.corrcoef(u0, u1)[0, 1]) < 4 / math.sqrt(n)
+    cells = (np.floor(u0 * 16) * 16 + np.floor(u1 * 16)).astype(int)
+    assert stats.chisquare(np.bincount(cells, minlength=256)).pvalue > 1e-3
+    a = _rng.seed_states(2024, range(20_000), 0)
+    b = _rng.seed_states(2024, range(20_000), 1)
+    same_bits = np.unpackbits((~(a ^ b)).view(np.uint8)).mean()
+    assert abs(same_bits - 0.5) < 4 * 0.5 / math.sqrt(a.size * 64)
+
+
+def test_neighbouring_seeds_give_unrelated_draws():
+    n = 100_000
+    u = np.stack([_first_uniforms(s, range(n), 1)[:, 0] for s in (0, 1, 2)])
+    for i, j in ((0, 1), (1, 2), (0, 2)):
+        assert abs(np.corrcoef(u[i], u[j])[0, 1]) < 4 / math.sqrt(n)
+    assert len(np.unique(_rng.seed_states(0, range(n), 1)[:, 0])) == n
+
+
 def test_seed_state_rejects_bad_input():
+    with pytest.raises(ValueError, match="seed"):
+        _rng.seed_state(2**64, 0, 0)
+    with pytest.raises(ValueError, match="run"):
+        _rng.seed_state(0, 2**62, 0)
     with pytest.raises(ValueError, match="seed"):
         _rng.seed_state(-1, 0, 0)
     with pytest.raises(ValueError, match="run"):

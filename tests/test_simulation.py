@@ -53,6 +53,9 @@ def test_result_structure(algorithm):
     assert res.means.shape == (n, 3)
     assert res.seconds.dtype == np.float64 and np.all(res.seconds >= 0)
     assert set(res.stop_reasons) <= {"single_arm", "indifference", "glr", "censored", "separation"}
+    np.testing.assert_array_equal(res.stop_reasons == "censored", res.censored)
+    np.testing.assert_array_equal(res.stopping_times[res.censored] > 10**6 - 3, True)
+    stops = set(res.stop_reasons[~res.censored])
     np.testing.assert_array_equal(res.best_arms, np.argmax(res.means, axis=1))
     np.testing.assert_array_equal(res.correct, res.recommendations == res.best_arms)
     assert res.error_rate == pytest.approx(1 - res.correct.mean())
@@ -60,10 +63,10 @@ def test_result_structure(algorithm):
     assert np.all(res.stopping_times >= 3)
     if algorithm in ("elimination", "noelim"):
         assert res.delta0 == pytest.approx(delta0(H3, 0.2, 4.0))
-        assert set(res.stop_reasons) <= {"single_arm", "indifference"}
+        assert stops <= {"single_arm", "indifference"}
     else:
         assert res.delta0 is None
-        assert set(res.stop_reasons) <= ({"separation"} if algorithm == "lucb" else {"glr"})
+        assert stops <= ({"separation"} if algorithm == "lucb" else {"glr"})
     if algorithm == "noelim":
         assert np.all(res.stopping_times % 3 == 0)
     with pytest.raises(ValueError):
@@ -439,3 +442,28 @@ def test_fixed_means_are_checked():
     assert r.delta0 == 0.01 and r.error_rate == 0.0
     with pytest.raises(ValueError, match="delta"):
         simulate("tas", H, 1.0, "0.1", 10, 0)
+
+
+@pytest.mark.parametrize("algorithm", ["elimination", "ttts", "tas"])
+def test_shards_of_runs_concatenate_to_one_call(algorithm):
+    """Run r depends only on (seed, r): simulating runs 0-9, 10-24 and 25-39 separately gives
+    exactly the result of one call over 40 runs, as sweeps rely on."""
+    whole = simulate(algorithm, H3, 1.0, 0.2, 40, 5, max_samples=10**5, progress=False)
+    parts = [simulate(algorithm, H3, 1.0, 0.2, b - a, 5, first_run=a, max_samples=10**5,
+                      progress=False) for a, b in ((0, 10), (10, 25), (25, 40))]
+    for name in ARRAYS:
+        if name != "seconds":
+            np.testing.assert_array_equal(np.concatenate([getattr(p, name) for p in parts]),
+                                          getattr(whole, name), err_msg=name)
+    assert [p.runs for p in parts] == [range(0, 10), range(10, 25), range(25, 40)]
+    # replay uses the run's own index of the seed
+    assert parts[1].replay(3)["tau"] == whole.stopping_times[13]
+    frame = parts[2].to_frame()
+    assert list(frame["run"]) == list(range(25, 40))
+    np.testing.assert_array_equal(frame["tau"], whole.stopping_times[25:])
+    top2 = np.sort(whole.means[25:], axis=1)[:, -2:]
+    np.testing.assert_allclose(frame["gap"], top2[:, 1] - top2[:, 0])
+    with pytest.raises(ValueError, match="first_run"):
+        simulate(algorithm, H3, 1.0, 0.2, 4, 5, first_run=-1)
+    with pytest.raises(ValueError, match="seed"):
+        simulate(algorithm, H3, 1.0, 0.2, 4, 2**64)

@@ -1,0 +1,182 @@
+"""Command line: ``bai-lib run``, ``bai-lib sweep`` and ``bai-lib summary`` (also ``python -m bai_lib``).
+
+Every command writes or reads a result store (:mod:`bai_lib.store`); ``--help`` describes each.
+Errors are one line on stderr naming the argument or configuration key, with exit status 2.
+Ctrl-C stops a command within about a second (exit status 130); a stopped ``run`` or ``sweep``
+resumes where it stopped when started again with the same arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["main"]
+
+_EPILOG_RUN = """example:
+  bai-lib run --algorithm elimination --arms 10 --delta 0.01 --runs 1000 --seed 2024 --out STORE
+"""
+_EPILOG_SWEEP = """example configuration (TOML):
+  seed = 2024
+  runs = 10000
+  [grid]
+  algorithm = ["elimination", "noelim", "ttts"]
+  arms = [2, 10]
+  delta = [0.1, 0.01]
+
+An algorithm may also be a table of options, e.g. {name = "elimination", delta0_factor = 1}.
+Optional keys: shard_runs (default 1000), max_samples, noise_std, grid.prior = [{means = [...],
+stds = [...]}] and grid.noise_std. See the docstring of bai_lib.sweep.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit status 2 (argparse's own convention)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _option(text: str):
+    """``name=value`` with a TOML value (``delta0_factor=1``, ``recommend="empirical_best"``)."""
+    import tomllib
+
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    name, value = text.split("=", 1)
+    try:
+        parsed = tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value  # a bare word is a string
+    return name.strip(), parsed
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="bai-lib", description="Simulate Bayesian fixed-confidence best-arm "
+                "identification at scale: one configuration (run), a grid (sweep), and the "
+                "table of a result store (summary).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    r = sub.add_parser("run", help="simulate one configuration into a result store",
+                       description="Simulate one algorithm on a standard Gaussian prior N(0, 1) "
+                       "per arm (or --prior-means/--prior-stds), write every run to STORE and "
+                       "print the summary.", epilog=_EPILOG_RUN,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("--algorithm", required=True, help="elimination, noelim, ttts, ttucb, ebtc, "
+                   "tas or lucb")
+    r.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                   help="an option of the algorithm's specification, e.g. delta0_factor=1 "
+                   "(repeatable)")
+    r.add_argument("--arms", type=int, help="number of arms k (standard prior)")
+    r.add_argument("--prior-means", type=float, nargs="+", metavar="M",
+                   help="prior means (instead of the standard prior)")
+    r.add_argument("--prior-stds", type=float, nargs="+", metavar="S", help="prior stds")
+    r.add_argument("--delta", type=float, required=True, help="confidence level in (0, 1)")
+    r.add_argument("--runs", type=int, required=True)
+    r.add_argument("--seed", type=int, required=True)
+    r.add_argument("--noise-std", type=float, default=1.0, help="reward noise (default 1)")
+    r.add_argument("--max-samples", type=float, help="censoring cap per run")
+    r.add_argument("--shard-runs", type=int, help="runs per stored shard (default 1000)")
+    r.add_argument("--out", required=True, metavar="STORE", help="result store directory")
+    _common(r)
+
+    s = sub.add_parser("sweep", help="run a grid declared in TOML into a result store",
+                       description="Run every cell of the grid in CONFIG.toml, shard by shard, "
+                       "into STORE; shards already in STORE are skipped, so an interrupted "
+                       "sweep resumes.", epilog=_EPILOG_SWEEP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("config", metavar="CONFIG.toml")
+    s.add_argument("--out", required=True, metavar="STORE", help="result store directory")
+    s.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local (this process, default) or dask")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. "
+                   "tcp://10.0.0.5:8786 (default with --executor dask: a LocalCluster)")
+    s.add_argument("--workers", type=int, help="worker processes of the LocalCluster "
+                   "(default 2)")
+    _common(s)
+
+    m = sub.add_parser("summary", help="print the table of a result store",
+                       description="One row per complete configuration of STORE: stopping-time "
+                       "statistics, error rate with its 95%% Clopper-Pearson interval, censored "
+                       "runs. Incomplete configurations are listed on stderr.")
+    m.add_argument("store", metavar="STORE")
+    m.add_argument("--format", choices=("text", "csv", "markdown"), default="text")
+    return p
+
+
+def _common(p):
+    p.add_argument("--threads", type=int, help="threads per shard (local executor; default: "
+                   "all cores)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="show the progress bar even when stderr is not a terminal")
+    g.add_argument("--quiet", dest="progress", action="store_false",
+                   help="no progress bar")
+
+
+def _run_config(args) -> dict:
+    if args.prior_means is None and args.prior_stds is None:
+        if args.arms is None:
+            raise ValueError("--arms: required unless --prior-means and --prior-stds are given")
+        prior = None
+    else:
+        if args.prior_means is None or args.prior_stds is None:
+            raise ValueError("--prior-means and --prior-stds go together")
+        prior = {"means": args.prior_means, "stds": args.prior_stds}
+    algo = {"name": args.algorithm, **dict(args.option)} if args.option else args.algorithm
+    cfg = {"seed": args.seed, "runs": args.runs, "noise_std": args.noise_std,
+           "grid": {"algorithm": [algo], "delta": [args.delta]}}
+    if args.arms is not None:
+        cfg["grid"]["arms"] = [args.arms]
+    if prior is not None:
+        cfg["grid"]["prior"] = [prior]
+    if args.max_samples is not None:
+        cfg["max_samples"] = args.max_samples
+    if args.shard_runs is not None:
+        cfg["shard_runs"] = args.shard_runs
+    return cfg
+
+
+def main(argv=None) -> int:
+    """Entry point of ``bai-lib`` and ``python -m bai_lib``; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt as e:
+        print(f"bai-lib: {e or 'interrupted'}", file=sys.stderr)
+        return 130
+    except (ValueError, ImportError, OSError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"bai-lib {args.command}: error: {msg}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args) -> int:
+    from .store import ResultStore
+    from .sweep import load_sweep, parse_sweep, run_sweep, summary_table
+
+    if args.command == "summary":
+        store = ResultStore(args.store)
+        if not store.cells():
+            raise ValueError(f"STORE {args.store}: no result store here")
+        for cid, (done, runs) in store.incomplete().items():
+            print(f"bai-lib summary: config {cid} is incomplete ({done:,} of {runs:,} runs); "
+                  "left out; run its sweep again to complete it", file=sys.stderr)
+        sys.stdout.write(summary_table(store, args.format))
+        return 0
+    if args.command == "run":
+        sweep = parse_sweep(_run_config(args), "arguments")
+        executor, scheduler, workers = "local", None, None
+    else:
+        if args.scheduler is not None and args.executor != "dask":
+            raise ValueError("--scheduler: needs --executor dask")
+        if args.workers is not None and (args.executor != "dask" or args.scheduler is not None):
+            raise ValueError("--workers: sets the LocalCluster of --executor dask (no --scheduler)")
+        sweep = load_sweep(args.config)
+        executor, scheduler, workers = args.executor, args.scheduler, args.workers
+    store = run_sweep(sweep, args.out, executor=executor, scheduler=scheduler,
+                      n_workers=workers, progress=args.progress, n_threads=args.threads)
+    sys.stdout.write(summary_table(store, "text"))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

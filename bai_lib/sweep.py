@@ -1,0 +1,486 @@
+"""Sweeps: a grid of simulations declared in TOML, run shard by shard into a result store.
+
+A sweep is a list of :class:`Cell` (one algorithm specification, prior, noise level, ``δ``,
+seed and number of runs each). Each cell's runs are cut into shards of ``shard_runs`` runs;
+a shard is one :func:`bai_lib.simulate` call with ``first_run`` set, and its rows go to the
+:class:`~bai_lib.store.ResultStore` in one atomic file. Run ``r`` of a cell depends only on
+``(seed, r)``, so the store's table does not depend on the shard size, the order in which
+shards finish, the executor (this process, or the workers of a Dask cluster), or on how
+often the sweep was interrupted and started again: shards already on disk are skipped.
+
+Configuration (TOML)::
+
+    seed = 2024            # required: one seed for every cell (common random numbers)
+    runs = 10000           # required: runs per cell
+    shard_runs = 1000      # optional: runs per shard (default 1000)
+    max_samples = 1e7      # optional: censoring cap (default: each algorithm's own)
+    noise_std = 1.0        # optional: reward noise of every arm (default 1)
+
+    [grid]                 # the cells are every combination of these lists
+    algorithm = ["elimination", {name = "elimination", delta0_factor = 1}, "ttts"]
+    arms = [2, 10]         # standard Gaussian prior N(0, 1) per arm unless a prior is given
+    delta = [0.1, 0.01]
+    # prior = [{means = [0, 0], stds = [1, 2]}]   # optional; replaces the standard prior
+
+An algorithm is a name of :data:`bai_lib.algorithms.ALGORITHMS` or a table with ``name`` and
+the options of its specification. Every key is checked; an error names the key and the value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from . import _validate as V
+from .algorithms import ALGORITHMS, Algorithm
+from .priors import GaussianPrior
+from .store import ResultStore, missing_ranges
+
+__all__ = ["Cell", "Sweep", "ConfigError", "load_sweep", "parse_sweep", "run_shard", "run_sweep",
+           "summary_table", "DEFAULT_SHARD_RUNS"]
+
+#: Runs per shard when a configuration does not say.
+DEFAULT_SHARD_RUNS = 1000
+
+_TOP_KEYS = {"seed", "runs", "shard_runs", "max_samples", "noise_std", "grid"}
+_GRID_KEYS = {"algorithm", "arms", "delta", "prior", "noise_std"}
+
+
+class ConfigError(ValueError):
+    """A sweep configuration is invalid; the message names the key and the value."""
+
+
+def _spec_options(spec: Algorithm) -> dict:
+    return {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+            if getattr(spec, f.name) != f.default}
+
+
+def _jsonable(value, where):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v, where) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v, where) for k, v in value.items()}
+    raise ConfigError(f"{where}: option value {value!r} cannot be stored in a sweep")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One configuration of a sweep: what one :func:`bai_lib.simulate` call over all runs does.
+
+    Attributes
+    ----------
+    algorithm : Algorithm
+        A registered specification (its options must be plain values).
+    prior : GaussianPrior
+    noise_stds : tuple of float
+    delta : float
+    seed : int
+    runs : int
+    max_samples : int or None
+        ``None``: the specification's default cap.
+    """
+
+    algorithm: Algorithm
+    prior: GaussianPrior
+    noise_stds: tuple
+    delta: float
+    seed: int
+    runs: int
+    max_samples: Optional[int] = None
+
+    def description(self) -> dict:
+        """A JSON-able description from which :meth:`from_description` rebuilds the cell."""
+        name = self.algorithm.name
+        if ALGORITHMS.get(name) is not type(self.algorithm):
+            raise ConfigError(f"algorithm: {self.algorithm!r} is not a registered specification")
+        p = self.prior
+        standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
+        return {
+            "algorithm": name,
+            "options": _jsonable(_spec_options(self.algorithm), f"algorithm {name}"),
+            "algorithm_label": self.algorithm.label,
+            "k": p.k,
+            "prior_means": [float(x) for x in p.means],
+            "prior_stds": [float(x) for x in p.stds],
+            "prior_label": f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})",
+            "noise_stds": [float(x) for x in self.noise_stds],
+            "delta": float(self.delta),
+            "seed": int(self.seed),
+            "runs": int(self.runs),
+            "max_samples": None if self.max_samples is None else int(self.max_samples),
+        }
+
+    @property
+    def id(self) -> str:
+        """A 12-hex-digit hash of the description (labels excluded): the same cell always gets
+        the same id, in any sweep."""
+        d = {key: v for key, v in self.description().items() if not key.endswith("_label")}
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+    @classmethod
+    def from_description(cls, d: dict) -> "Cell":
+        spec = ALGORITHMS[d["algorithm"]](**d["options"])
+        return cls(spec, GaussianPrior(d["prior_means"], d["prior_stds"]),
+                   tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"])
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The cells of a sweep and its shard size."""
+
+    cells: tuple
+    shard_runs: int = DEFAULT_SHARD_RUNS
+
+    def shards(self, store: Optional[ResultStore] = None) -> list:
+        """``(cell, first, stop)`` of every shard still to compute (all of them without a
+        store), cell by cell in grid order."""
+        out = []
+        for cell in self.cells:
+            done = [] if store is None else store.shards(cell.id)
+            for a, b in missing_ranges(cell.runs, done):
+                for first in range(a, b, self.shard_runs):
+                    out.append((cell, first, min(first + self.shard_runs, b)))
+        return out
+
+    @property
+    def total_runs(self) -> int:
+        return sum(c.runs for c in self.cells)
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+
+
+def _as_list(value, key):
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _checked(fn, key, value, *args):
+    try:
+        return fn(value, *args)
+    except ValueError as e:
+        raise ConfigError(f"{key} = {value!r}: {e}") from None
+
+
+def _number(value, key, integer=False, minimum=None):
+    """TOML has no 1e7 integers: accept a float with an integral value where an int is due."""
+    if integer and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if integer:
+        return _checked(V.integer, key, value, key, minimum)
+    return _checked(V.real, key, value, key)
+
+
+def _algorithm(entry, key) -> Algorithm:
+    if isinstance(entry, str):
+        if entry not in ALGORITHMS:
+            raise ConfigError(f"{key} = {entry!r}: unknown algorithm; one of {sorted(ALGORITHMS)}")
+        return ALGORITHMS[entry]()
+    if isinstance(entry, dict):
+        opts = dict(entry)
+        name = opts.pop("name", None)
+        if name not in ALGORITHMS:
+            raise ConfigError(f"{key}.name = {name!r}: unknown algorithm; one of "
+                              f"{sorted(ALGORITHMS)}")
+        cls = ALGORITHMS[name]
+        fields = {f.name for f in dataclasses.fields(cls)}
+        for opt in opts:
+            if opt not in fields:
+                raise ConfigError(f"{key}.{opt}: {name} has no option {opt!r}; its options are "
+                                  f"{sorted(fields)}")
+        try:
+            return cls(**opts)
+        except (ValueError, TypeError) as e:
+            raise ConfigError(f"{key} = {entry!r}: {e}") from None
+    raise ConfigError(f"{key} = {entry!r}: give an algorithm name or a table with 'name'")
+
+
+def _prior(entry, key, arms) -> GaussianPrior:
+    if not isinstance(entry, dict) or set(entry) - {"means", "stds"} or not entry:
+        raise ConfigError(f"{key} = {entry!r}: give a table {{means = [...], stds = [...]}}")
+    means = entry.get("means", 0.0)
+    stds = entry.get("stds", 1.0)
+    if not isinstance(means, list) and not isinstance(stds, list):
+        if arms is None:
+            raise ConfigError(f"{key} = {entry!r}: scalar means and stds need grid.arms")
+    k = len(means) if isinstance(means, list) else len(stds) if isinstance(stds, list) else arms
+    m = means if isinstance(means, list) else [means] * k
+    s = stds if isinstance(stds, list) else [stds] * k
+    try:
+        return GaussianPrior(m, s)
+    except ValueError as e:
+        raise ConfigError(f"{key} = {entry!r}: {e}") from None
+
+
+def parse_sweep(config: dict, source: str = "config") -> Sweep:
+    """Build a :class:`Sweep` from a parsed TOML document (see the module docstring).
+
+    Raises
+    ------
+    ConfigError
+        A ``ValueError`` whose message names the file, the key and the value.
+    """
+    try:
+        return _parse(config)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def _parse(config: dict) -> Sweep:
+    for key in config:
+        if key not in _TOP_KEYS:
+            raise ConfigError(f"{key}: unknown key; the keys are {sorted(_TOP_KEYS)}")
+    for key in ("seed", "runs", "grid"):
+        if key not in config:
+            raise ConfigError(f"{key}: missing (required)")
+    seed = _number(config["seed"], "seed", integer=True, minimum=0)
+    if seed > 2**64 - 1:
+        raise ConfigError(f"seed = {seed}: must be below 2**64")
+    runs = _number(config["runs"], "runs", integer=True, minimum=1)
+    shard_runs = _number(config.get("shard_runs", DEFAULT_SHARD_RUNS), "shard_runs",
+                         integer=True, minimum=1)
+    cap = config.get("max_samples")
+    cap = None if cap is None else _number(cap, "max_samples", integer=True, minimum=2)
+    grid = config["grid"]
+    if not isinstance(grid, dict):
+        raise ConfigError(f"grid = {grid!r}: must be a table ([grid])")
+    for key in grid:
+        if key not in _GRID_KEYS:
+            raise ConfigError(f"grid.{key}: unknown key; the keys are {sorted(_GRID_KEYS)}")
+    for key in ("algorithm", "delta"):
+        if key not in grid:
+            raise ConfigError(f"grid.{key}: missing (required)")
+    if "arms" not in grid and "prior" not in grid:
+        raise ConfigError("grid.arms: missing (give grid.arms or grid.prior)")
+
+    algos = [_algorithm(a, f"grid.algorithm[{i}]")
+             for i, a in enumerate(_as_list(grid["algorithm"], "grid.algorithm"))]
+    deltas = []
+    for i, d in enumerate(_as_list(grid["delta"], "grid.delta")):
+        key = f"grid.delta[{i}]"
+        d = _number(d, key)
+        deltas.append(_checked(V.confidence_level, key, d))
+    arms_list = [None]
+    if "arms" in grid:
+        arms_list = [_number(a, f"grid.arms[{i}]", integer=True, minimum=2)
+                     for i, a in enumerate(_as_list(grid["arms"], "grid.arms"))]
+    priors = []  # (prior, arms it belongs to)
+    if "prior" in grid:
+        for arms in arms_list:
+            for i, p in enumerate(_as_list(grid["prior"], "grid.prior")):
+                prior = _prior(p, f"grid.prior[{i}]", arms)
+                if arms is not None and prior.k != arms:
+                    continue  # a prior with explicit vectors belongs to its own k
+                priors.append(prior)
+        if not priors:
+            raise ConfigError(f"grid.prior = {grid['prior']!r}: no prior has k in grid.arms = "
+                              f"{grid.get('arms')!r}")
+    else:
+        priors = [GaussianPrior.standard(a) for a in arms_list]
+    noise_key = "grid.noise_std" if "noise_std" in grid else "noise_std"
+    noises = _as_list(grid.get("noise_std", config.get("noise_std", 1.0)), noise_key)
+    noises = [_checked(V.positive, f"{noise_key}[{i}]" if len(noises) > 1 else noise_key,
+                       _number(x, noise_key), noise_key) for i, x in enumerate(noises)]
+
+    cells = []
+    for spec in algos:
+        for prior in priors:
+            for sigma in noises:
+                for delta in deltas:
+                    cells.append(Cell(spec, prior, (sigma,) * prior.k, delta, seed, runs, cap))
+    ids = [c.id for c in cells]
+    if len(set(ids)) != len(ids):
+        raise ConfigError("grid: two cells are identical (a value is listed twice)")
+    return Sweep(tuple(cells), shard_runs)
+
+
+def load_sweep(path) -> Sweep:
+    """Read and check a sweep configuration file (TOML)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML ({e})") from None
+    return parse_sweep(doc, str(path))
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+
+def run_shard(description: dict, first: int, stop: int, n_threads: Optional[int] = None) -> dict:
+    """Simulate runs ``first, ..., stop - 1`` of the cell described by ``description`` and
+    return the store's columns (the task a Dask worker runs)."""
+    import warnings
+
+    from .simulation import CensoringWarning, simulate
+
+    cell = Cell.from_description(description)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CensoringWarning)  # censoring is a column of the store
+        res = simulate(cell.algorithm, cell.prior, np.asarray(cell.noise_stds), cell.delta,
+                       stop - first, cell.seed, first_run=first, max_samples=cell.max_samples,
+                       n_threads=n_threads, progress=False)
+    shard_seconds = time.perf_counter() - t0
+    frame = res.to_frame()
+    n = stop - first
+    cols = {c: frame[c].to_numpy() for c in frame.columns}
+    cols.update(
+        config=[cell.id] * n, seed=np.full(n, cell.seed, dtype=np.uint64),
+        algorithm=[cell.algorithm.label] * n, prior=[description["prior_label"]] * n,
+        k=np.full(n, cell.prior.k, dtype=np.int64), delta=np.full(n, cell.delta),
+        delta0=np.full(n, np.nan if res.delta0 is None else res.delta0),
+        max_samples=np.full(n, res.max_samples, dtype=np.int64),
+        shard_seconds=np.full(n, shard_seconds))
+    return cols
+
+
+def _progress_bar(total, done, progress):
+    from .simulation import _progress_enabled
+
+    if not _progress_enabled(progress):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, desc="sweep", unit="run", file=sys.stderr,
+                smoothing=0.05)
+
+
+def run_sweep(sweep: Sweep, store, *, executor: str = "local", scheduler: Optional[str] = None,
+              n_workers: Optional[int] = None, progress: Optional[bool] = None,
+              n_threads: Optional[int] = None) -> ResultStore:
+    """Compute every shard of ``sweep`` that ``store`` does not hold yet.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    store : ResultStore or path
+    executor : {"local", "dask"}
+        ``"local"``: shards one after the other in this process, each on ``n_threads`` threads.
+        ``"dask"``: shards as tasks of a Dask cluster (``scheduler`` address, or a
+        ``LocalCluster`` of ``n_workers`` single-threaded worker processes on 127.0.0.1), the
+        rows sent back and written here as each shard completes.
+    progress : bool, optional
+        A tqdm bar over runs on stderr (default as in :func:`bai_lib.simulate`).
+
+    Returns
+    -------
+    ResultStore
+
+    Notes
+    -----
+    Ctrl-C stops the sweep within about a second; the shards already written stay, and running
+    the same sweep again computes only the rest (also after SIGKILL: at most the shards in
+    flight are lost).
+    """
+    store = store if isinstance(store, ResultStore) else ResultStore(store)
+    V.choice(executor, ("local", "dask"), "executor")
+    if scheduler is not None and executor != "dask":
+        raise ValueError("scheduler is only used with executor='dask'")
+    for cell in sweep.cells:
+        store.add_cell(cell.id, cell.description())
+    todo = sweep.shards(store)
+    done_runs = sweep.total_runs - sum(b - a for _, a, b in todo)
+    bar = _progress_bar(sweep.total_runs, done_runs, progress)
+    try:
+        if executor == "local":
+            for cell, first, stop in todo:
+                cols = run_shard(cell.description(), first, stop, n_threads)
+                store.write_shard(cell.id, cols, first, stop)
+                if bar is not None:
+                    bar.update(stop - first)
+        else:
+            _run_dask(todo, store, scheduler, n_workers, bar)
+    except KeyboardInterrupt:
+        left = len(sweep.shards(store))
+        raise KeyboardInterrupt(
+            f"sweep interrupted: {left} shard(s) left; the completed ones are in {store.path}; "
+            "run the same sweep again to compute only the rest") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    return store
+
+
+def _run_dask(todo, store, scheduler, n_workers, bar):
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - the scale extra is installed by make test
+        raise ImportError("executor 'dask' needs dask[distributed]: "
+                          "pip install 'bai_lib[scale]'") from None
+    cluster = None
+    if scheduler is None:
+        workers = 2 if n_workers is None else V.integer(n_workers, "n_workers", 1)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    futures = {}
+    try:
+        for cell, first, stop in todo:
+            f = client.submit(run_shard, cell.description(), first, stop, 1, pure=False)
+            futures[f] = (cell, first, stop)
+        for f in as_completed(futures):
+            cell, first, stop = futures[f]
+            store.write_shard(cell.id, f.result(), first, stop)
+            if bar is not None:
+                bar.update(stop - first)
+    finally:
+        for f in futures:
+            f.cancel()
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def summary_table(store, fmt: str = "text") -> str:
+    """The summary of a store as text, CSV or Markdown (one row per complete cell)."""
+    V.choice(fmt, ("text", "csv", "markdown"), "format")
+    store = store if isinstance(store, ResultStore) else ResultStore(store)
+    df = store.summary()
+    cols = ["config", "algorithm", "k", "delta", "prior", "n_runs", "avg", "median", "q90",
+            "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
+    if df.empty:
+        df = df.reindex(columns=cols)
+    else:
+        df = df[cols]
+    if fmt == "csv":
+        return df.to_csv(index=False)
+    text = df.copy()
+    if not df.empty:
+        for c in ("avg", "median"):
+            text[c] = [f"{v:,.1f}" for v in df[c]]
+        for c in ("n_runs", "q90", "q99", "max", "n_censored"):
+            text[c] = [f"{int(v):,}" for v in df[c]]
+        text["delta"] = [f"{v:g}" for v in df["delta"]]
+        text["error"] = [f"{v:.2%}" for v in df["error"]]
+        text["error_lo"] = [f"[{lo:.2%}, {hi:.2%}]" for lo, hi in zip(df["error_lo"],
+                                                                       df["error_hi"])]
+        text = text.drop(columns="error_hi").rename(columns={"error_lo": "error 95% CI"})
+    if fmt == "text":
+        return text.to_string(index=False) + "\n"
+    header = "| " + " | ".join(text.columns) + " |"
+    rule = "|" + "|".join("---" for _ in text.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in text.itertuples(index=False)]
+    return "\n".join([header, rule, *body]) + "\n"

@@ -1,0 +1,356 @@
+"""Sweeps, the result store and the command line (bai_lib.sweep, bai_lib.store, bai_lib.cli)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bai_lib import GaussianPrior, simulate
+from bai_lib.cli import main as cli_main
+from bai_lib.store import WALL_CLOCK_COLUMNS, ResultStore, missing_ranges
+from bai_lib.sweep import Cell, ConfigError, load_sweep, parse_sweep, run_sweep, summary_table
+
+ISSUE_CONFIG = """
+seed = 2024
+runs = 10000
+[grid]
+algorithm = ["elimination", "noelim", "ttts"]
+arms = [2, 10]          # standard Gaussian prior N(0,1) per arm, unit noise, unless a prior is given
+delta = [0.1, 0.01]
+"""
+
+# Small enough for CI, long enough (dozens of shards) to be killed in the middle.
+SMALL_CONFIG = """
+seed = 7
+runs = 240
+shard_runs = 20
+max_samples = 2000000
+[grid]
+algorithm = ["elimination", {name = "noelim", recommend = "empirical_best"}, "ttts"]
+arms = [2, 3]
+delta = [0.1, 0.01]
+"""
+
+
+def _values(table):
+    """The table without its wall-clock columns (which differ between two runs)."""
+    return table.drop(columns=list(WALL_CLOCK_COLUMNS)).reset_index(drop=True)
+
+
+def _write(tmp_path, text, name="sweep.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    """The small sweep run once, uninterrupted, with its default local executor."""
+    d = tmp_path_factory.mktemp("straight")
+    sweep = load_sweep(_write(d, SMALL_CONFIG))
+    store = run_sweep(sweep, d / "store", progress=False)
+    return sweep, store, store.table()
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+
+
+def test_the_issue_config_gives_twelve_cells(tmp_path):
+    sweep = load_sweep(_write(tmp_path, ISSUE_CONFIG))
+    assert len(sweep.cells) == 12 and sweep.total_runs == 120_000
+    names = {(c.algorithm.name, c.prior.k, c.delta) for c in sweep.cells}
+    assert len(names) == 12
+    assert all(c.seed == 2024 and c.runs == 10_000 and c.noise_stds == (1.0,) * c.prior.k
+               for c in sweep.cells)
+    assert len(sweep.shards()) == 12 * 10  # default 1000 runs per shard
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("seed = 1\nrun = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]",
+     "run: unknown key"),
+    ("seed = 1\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]", "runs: missing"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1, 1.5]",
+     "grid.delta[1] = 1.5"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elim']\narms=[2]\ndelta=[0.1]",
+     "grid.algorithm[0] = 'elim': unknown algorithm"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=[{name='elimination', factor=1}]\narms=[2]\n"
+     "delta=[0.1]", "grid.algorithm[0].factor: elimination has no option 'factor'"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=[{name='elimination', delta0_factor=-1}]\narms=[2]"
+     "\ndelta=[0.1]", "delta0_factor"),
+    ("seed = -1\nruns = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]",
+     "seed = -1"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination']\narms=[1]\ndelta=[0.1]",
+     "grid.arms[0] = 1"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=['0.1']",
+     "grid.delta[0] = '0.1'"),
+    ("seed = 1\nruns = 10\nnoise_std = 0\n[grid]\nalgorithm=['elimination']\narms=[2]\n"
+     "delta=[0.1]", "noise_std = 0"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]\n"
+     "colour=1", "grid.colour: unknown key"),
+    ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination', 'elimination']\narms=[2]\n"
+     "delta=[0.1]", "two cells are identical"),
+    ("seed = 1\nruns = [10\n", "not valid TOML"),
+])
+def test_bad_configs_name_the_key_and_value(tmp_path, text, needle):
+    with pytest.raises(ConfigError) as err:
+        load_sweep(_write(tmp_path, text))
+    msg = str(err.value)
+    assert needle in msg and "sweep.toml" in msg
+    assert "\n" not in msg  # one line
+
+
+def test_cell_ids_are_stable_and_shard_size_free():
+    a = parse_sweep({"seed": 1, "runs": 10, "shard_runs": 3,
+                     "grid": {"algorithm": ["ttts"], "arms": [2], "delta": [0.1]}})
+    b = parse_sweep({"seed": 1, "runs": 10, "shard_runs": 5,
+                     "grid": {"algorithm": ["ttts", "elimination"], "arms": [2, 4],
+                              "delta": [0.1]}})
+    assert a.cells[0].id in {c.id for c in b.cells}
+    c = parse_sweep({"seed": 2, "runs": 10, "grid": {"algorithm": ["ttts"], "arms": [2],
+                                                     "delta": [0.1]}})
+    assert c.cells[0].id != a.cells[0].id
+    d = a.cells[0].description()
+    assert Cell.from_description(d) == a.cells[0]
+    assert [(f, s) for _, f, s in a.shards()] == [(0, 3), (3, 6), (6, 9), (9, 10)]
+
+
+def test_missing_ranges():
+    assert missing_ranges(10, []) == [(0, 10)]
+    assert missing_ranges(10, [(0, 3), (6, 8)]) == [(3, 6), (8, 10)]
+    assert missing_ranges(10, [(0, 10)]) == []
+
+
+# ---------------------------------------------------------------------------
+# Store
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+def test_store_rows_equal_one_simulate_call(straight):
+    sweep, store, table = straight
+    assert len(table) == sweep.total_runs
+    for cell in sweep.cells:
+        res = simulate(cell.algorithm, cell.prior, np.asarray(cell.noise_stds), cell.delta,
+                       cell.runs, cell.seed, max_samples=cell.max_samples, progress=False)
+        rows = table[table["config"] == cell.id].reset_index(drop=True)
+        direct = res.to_frame()
+        for col in direct.columns:
+            if col != "seconds":
+                np.testing.assert_array_equal(rows[col].to_numpy(), direct[col].to_numpy(),
+                                              err_msg=col)
+        assert (rows["algorithm"] == cell.algorithm.label).all()
+        # ... and reads back into the same summary the chapters use
+        back = store.result(cell.id).summary(flat=True)
+        want = res.summary(flat=True)
+        back.pop("mean_seconds"), want.pop("mean_seconds")
+        assert back == want
+
+
+def test_shard_size_does_not_change_the_table(straight, tmp_path):
+    sweep, _, table = straight
+    other = parse_sweep({"seed": 7, "runs": 240, "shard_runs": 33, "max_samples": 2000000,
+                         "grid": {"algorithm": ["elimination"], "arms": [2, 3],
+                                  "delta": [0.1, 0.01]}})
+    store = run_sweep(other, tmp_path / "s", progress=False, n_threads=1)
+    got = store.table()
+    want = table[table["config"].isin(got["config"].unique())]
+    pd.testing.assert_frame_equal(_values(got), _values(want))
+    assert store.shards(other.cells[0].id)[:2] == [(0, 33), (33, 66)]
+
+
+def test_incomplete_cells_are_never_read_as_complete(straight, tmp_path):
+    sweep, _, _ = straight
+    cell = sweep.cells[0]
+    store = ResultStore(tmp_path / "s")
+    run_sweep(parse_sweep({"seed": 7, "runs": 40, "shard_runs": 20,
+                           "grid": {"algorithm": ["ttts"], "arms": [2], "delta": [0.1]}}),
+              store, progress=False)
+    (cid,) = store.cells()
+    os.remove(store.path / f"config={cid}" / "runs-000000020-000000040.parquet")
+    (store.path / f"config={cid}" / ".runs-000000020-000000040.parquet.x.tmp").write_bytes(b"x")
+    assert store.incomplete() == {cid: (20, 40)}
+    assert store.table().empty and store.summary().empty
+    assert len(store.table(complete_only=False)) == 20
+    with pytest.raises(ValueError, match="runs 20..39 are missing"):
+        store.result(cid)
+    assert cell.id not in store.cells()
+
+
+def test_summary_formats(straight, capsys):
+    _, store, _ = straight
+    csv = summary_table(store, "csv")
+    df = pd.read_csv(pd.io.common.StringIO(csv))
+    assert len(df) == 12 and {"avg", "error", "error_lo", "error_hi"} <= set(df.columns)
+    md = summary_table(store, "markdown").splitlines()
+    assert md[0].startswith("| config |") and md[1].startswith("|---") and len(md) == 14
+    assert "%" in md[2] and "[" in md[2] and "e+" not in "".join(md)
+    with pytest.raises(ValueError, match="format"):
+        summary_table(store, "html")
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+
+def test_cli_run_and_summary(tmp_path, capsys):
+    out = tmp_path / "st"
+    code = cli_main(["run", "--algorithm", "elimination", "--arms", "10", "--delta", "0.01",
+                     "--runs", "60", "--seed", "2024", "--out", str(out), "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Alg. 1 (elimination)" in printed and "60" in printed
+    assert cli_main(["summary", str(out), "--format", "csv"]) == 0
+    df = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    res = simulate("elimination", GaussianPrior.standard(10), 1.0, 0.01, 60, 2024,
+                   progress=False)
+    assert df["avg"].iloc[0] == pytest.approx(res.stopping_times.mean())
+    assert df["n_runs"].iloc[0] == 60
+    # the same command again computes nothing and prints the same table
+    assert cli_main(["run", "--algorithm", "elimination", "--arms", "10", "--delta", "0.01",
+                     "--runs", "60", "--seed", "2024", "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out == printed
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["run", "--algorithm", "ucb", "--arms", "2", "--delta", "0.1", "--runs", "5", "--seed",
+      "1", "--out", "X"], "unknown algorithm"),
+    (["run", "--algorithm", "ttts", "--arms", "2", "--delta", "2", "--runs", "5", "--seed",
+      "1", "--out", "X"], "grid.delta[0] = 2.0"),
+    (["run", "--algorithm", "ttts", "--delta", "0.1", "--runs", "5", "--seed", "1", "--out",
+      "X"], "--arms"),
+    (["run", "--algorithm", "elimination", "--option", "delta0_factr=1", "--arms", "2",
+      "--delta", "0.1", "--runs", "5", "--seed", "1", "--out", "X"], "delta0_factr"),
+    (["run", "--algorithm", "ttts", "--arms", "2", "--delta", "0.1", "--runs", "five"],
+     "--runs: invalid int value"),
+    (["sweep", "missing.toml", "--out", "X"], "missing.toml: cannot read"),
+    (["sweep", "missing.toml", "--out", "X", "--scheduler", "tcp://1.2.3.4:1"],
+     "--scheduler: needs --executor dask"),
+    (["summary", "nowhere"], "no result store"),
+])
+def test_cli_errors_are_one_line_naming_the_argument(tmp_path, capsys, argv, needle):
+    os.chdir(tmp_path)
+    with pytest.raises(SystemExit) if "five" in argv else _no_raise():
+        code = cli_main(argv)
+        assert code == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
+    assert not (tmp_path / "X").exists()
+
+
+class _no_raise:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["sweep"], ["summary"]])
+def test_every_command_has_help(command):
+    out = subprocess.run([sys.executable, "-m", "bai_lib", *command, "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("usage: bai-lib")
+    assert "--out" in out.stdout or command in ([], ["summary"])
+
+
+# ---------------------------------------------------------------------------
+# Interrupted and resumed; Dask
+# ---------------------------------------------------------------------------
+
+
+def _sweep_process(config, store, *extra):
+    return subprocess.Popen([sys.executable, "-m", "bai_lib", "sweep", str(config), "--out",
+                             str(store), "--quiet", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _wait_for_shards(store, at_least, proc, timeout=120):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        n = sum(len(list(d.glob("runs-*.parquet"))) for d in Path(store).glob("config=*"))
+        if n >= at_least or proc.poll() is not None:
+            return n
+        time.sleep(0.05)
+    raise AssertionError("the sweep wrote no shards")
+
+
+def test_killed_twice_and_resumed_equals_a_straight_sweep(straight, tmp_path):
+    sweep, _, table = straight
+    config = _write(tmp_path, SMALL_CONFIG)
+    store = tmp_path / "store"
+    n_shards = len(sweep.shards())
+    seen = []
+    for at_least, sig in ((3, signal.SIGKILL), (n_shards // 2, signal.SIGKILL)):
+        proc = _sweep_process(config, store)
+        seen.append(_wait_for_shards(store, at_least, proc))
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+        assert proc.returncode == -sig
+    done_before = sum(len(ResultStore(store).shards(c.id)) for c in sweep.cells)
+    assert 0 < done_before < n_shards
+    proc = _sweep_process(config, store)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    got = ResultStore(store).table()
+    pd.testing.assert_frame_equal(_values(got), _values(table))
+    assert not list(Path(store).rglob("*.tmp"))
+
+
+def test_ctrl_c_stops_a_sweep_quickly_and_it_resumes(straight, tmp_path):
+    sweep, _, table = straight
+    config = _write(tmp_path, SMALL_CONFIG)
+    store = tmp_path / "store"
+    proc = _sweep_process(config, store)
+    _wait_for_shards(store, 2, proc)
+    assert proc.poll() is None
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    latency = time.perf_counter() - t0
+    assert proc.returncode == 130 and "run the same sweep again" in err, err
+    assert latency < 5.0  # typically well under a second (one kernel buffer refill)
+    assert cli_main(["sweep", str(config), "--out", str(store), "--quiet"]) == 0
+    pd.testing.assert_frame_equal(_values(ResultStore(store).table()), _values(table))
+
+
+def test_dask_cluster_gives_the_same_store(straight, tmp_path):
+    """Through a scheduler address (as on a real cluster: two single-threaded worker processes
+    on 127.0.0.1, rows sent back and written by the client) the table equals the local one."""
+    distributed = pytest.importorskip("dask.distributed")
+    sweep, _, table = straight
+    config = _write(tmp_path, SMALL_CONFIG)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        code = cli_main(["sweep", str(config), "--out", str(tmp_path / "dask"), "--quiet",
+                         "--executor", "dask", "--scheduler", cluster.scheduler_address])
+    assert code == 0
+    pd.testing.assert_frame_equal(_values(ResultStore(tmp_path / "dask").table()), _values(table))
+
+
+def test_dask_default_local_cluster(straight, tmp_path):
+    """Without a scheduler, executor='dask' starts its own LocalCluster (one worker here, and a
+    shard size the straight sweep did not use)."""
+    pytest.importorskip("dask.distributed")
+    _, _, table = straight
+    sweep = parse_sweep({"seed": 7, "runs": 240, "shard_runs": 70, "max_samples": 2000000,
+                         "grid": {"algorithm": ["ttts"], "arms": [3], "delta": [0.01]}})
+    store = run_sweep(sweep, tmp_path / "dask1", executor="dask", n_workers=1, progress=False)
+    want = table[table["config"] == sweep.cells[0].id]
+    pd.testing.assert_frame_equal(_values(store.table()), _values(want))
+
+
+def test_the_example_grid_parses():
+    sweep = load_sweep(Path(__file__).resolve().parents[1] / "examples" / "sweep_grid.toml")
+    assert len(sweep.cells) == 36 and sweep.total_runs == 360_000
+    assert {c.algorithm.name for c in sweep.cells} == {"elimination", "noelim", "ttucb"}
