@@ -20,9 +20,9 @@ from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingR
                          TrackAndStop)
 from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
-from .simulation import CensoringWarning, SimulationResult, simulate
+from .simulation import CensoringWarning, SimulationResult, simulate, simulate_deltas
 
-__all__ = ["GaussianPrior", "delta0", "simulate", "SimulationResult", "CensoringWarning",
+__all__ = ["GaussianPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]
 

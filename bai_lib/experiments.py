@@ -38,6 +38,7 @@ __all__ = [
     "ccdf",
     "running_mean",
     "loglog_slope",
+    "delta_rows",
     "write_csv",
     "results_path",
     "RESULTS_DIR_ENV",
@@ -292,6 +293,40 @@ def running_mean(x: np.ndarray) -> np.ndarray:
     """Mean of the first ``r`` values, for ``r = 1 .. len(x)`` (run order)."""
     x = np.asarray(x, dtype=float)
     return np.cumsum(x) / np.arange(1, x.size + 1)
+
+
+def delta_rows(results: Mapping, truncations=(10**4, 10**6), min_errors_budget: float = 20.0
+               ) -> list[dict]:
+    """One row per confidence level of ``{δ: SimulationResult}`` (:func:`bai_lib.simulate_deltas`).
+
+    Keys: ``delta``; ``n_runs``; ``n_censored``; ``median``, ``q90``, ``q99`` (order
+    statistics, exact while fewer runs are censored than lie above them); ``trunc_<T>``, the
+    truncated mean ``E[min(τ, T)]`` for each ``T`` of ``truncations`` (finite for every
+    algorithm, and exact when ``T <= max_samples``); ``mean``, ``mean_lo``, ``mean_hi``: the
+    sample mean with its normal 95% interval, given (else ``nan``) only when no run is censored
+    and ``n_runs · δ >= min_errors_budget``: below that, runs on the near-ties of prior mass of
+    order ``δ``, which dominate the mean of an algorithm like Algorithm 1, are too rare to be
+    sampled; ``error`` with its Clopper–Pearson 95% interval ``error_lo``, ``error_hi``.
+    """
+    rows = []
+    for delta, res in results.items():
+        tau = res.stopping_times
+        n = res.n_runs
+        s = res.summary()
+        for T in truncations:
+            if T > res.max_samples:
+                raise ValueError(f"truncations: {T:,} exceeds max_samples = {res.max_samples:,}, "
+                                 "so E[min(tau, T)] is not observed")
+        row = {"delta": float(delta), "n_runs": n, "n_censored": s["n_censored"],
+               "median": s["median"], "q90": s["q90"], "q99": s["q99"],
+               **{f"trunc_{T}": float(np.minimum(tau, T).mean()) for T in truncations},
+               "mean": math.nan, "mean_lo": math.nan, "mean_hi": math.nan,
+               "error": s["error"], "error_lo": s["error_ci"][0], "error_hi": s["error_ci"][1]}
+        if s["n_censored"] == 0 and n * delta >= min_errors_budget:
+            row["mean"] = float(tau.mean())
+            row["mean_lo"], row["mean_hi"] = mean_ci(tau)
+        rows.append(row)
+    return rows
 
 
 def loglog_slope(x, y) -> tuple[float, float, float]:

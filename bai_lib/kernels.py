@@ -63,6 +63,9 @@ __all__ = [
     "glr_passes",
     "glr_refresh",
     "observe",
+    "level_records",
+    "record_level",
+    "record_rest",
     "refill",
 ]
 
@@ -164,6 +167,35 @@ def glr_refresh(t, delta, rule):
     below for every later time; it is refreshed every ``max(64, t/64)`` samples.
     """
     return glr_beta(t, delta, rule) - 1e-9, t + max(64, t >> 6)
+
+
+@njit(cache=True, nogil=True)
+def level_records(m):
+    """``(out_tau, out_rec, out_code)``: the int64 arrays of :func:`record_level` for ``m``
+    levels (one for a run at a single ``δ``)."""
+    return (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+            np.empty(m, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def record_level(p, t, rec, code, out_tau, out_rec, out_code):
+    """Record level ``p`` of a run scored at several confidence levels; return ``p + 1``.
+
+    Simulators whose sampling rule does not depend on ``δ`` follow one trajectory and record,
+    for each level ``δ_0 > δ_1 > ...`` in turn, the first time ``t`` its stopping test passes,
+    the recommendation ``rec`` and the stop code: exactly what a run at that ``δ`` alone returns.
+    """
+    out_tau[p] = t
+    out_rec[p] = rec
+    out_code[p] = code
+    return p + 1
+
+
+@njit(cache=True, nogil=True)
+def record_rest(p, t, rec, code, out_tau, out_rec, out_code):
+    """Record every level from ``p`` on as ended at ``t`` with ``code`` (censored, interrupted)."""
+    for q in range(p, out_tau.size):
+        record_level(q, t, rec, code, out_tau, out_rec, out_code)
 
 
 @njit(cache=True, nogil=True)

@@ -43,7 +43,7 @@ from . import kernels as _k
 from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
 
-__all__ = ["simulate", "SimulationResult"]
+__all__ = ["simulate", "simulate_deltas", "SimulationResult"]
 
 
 def _clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -304,9 +304,12 @@ def _check_scale(values, name, zero_ok=False):
 #: ``k`` samples before they compare with the cap.
 MAX_SAMPLES_LIMIT = 2**62
 #: Bytes of per-run storage in :func:`simulate`, besides ``8 k`` for the means: generator state
-#: (32), the result arrays (8 + 8 + 8 + 8 + 1 + 1 + 8), the schedule (8 + 8) and the stop reason
-#: names (4 bytes a character, 12 characters).
-_BYTES_PER_RUN = 32 + 42 + 16 + 48
+#: (32), the best arm (8) and the schedule (8 + 8).
+_BYTES_PER_RUN = 32 + 8 + 16
+#: ... per run and confidence level: the work arrays (4 x 8, and 3 x 8 for one trajectory scored
+#: at several levels) and the result's arrays (8 + 8 + 1 + 1 + 8, and the stop reason names, 4
+#: bytes a character, 12 characters).
+_BYTES_PER_RUN_LEVEL = 32 + 24 + 26 + 48
 #: ... and per run and arm: the means and the scheduling temporaries of ``cost_keys``.
 _BYTES_PER_RUN_ARM = 8 * 4
 
@@ -326,13 +329,15 @@ def _available_memory() -> Optional[int]:
         return None
 
 
-def memory_needed(n_runs: int, k: int) -> int:
-    """Bytes :func:`simulate` allocates for ``n_runs`` runs on ``k`` arms (an upper estimate)."""
-    return int(n_runs) * (_BYTES_PER_RUN + _BYTES_PER_RUN_ARM * int(k))
+def memory_needed(n_runs: int, k: int, n_deltas: int = 1) -> int:
+    """Bytes :func:`simulate` (or :func:`simulate_deltas` with ``n_deltas`` levels) allocates
+    for ``n_runs`` runs on ``k`` arms (an upper estimate)."""
+    return int(n_runs) * (_BYTES_PER_RUN + _BYTES_PER_RUN_ARM * int(k)
+                          + _BYTES_PER_RUN_LEVEL * int(n_deltas))
 
 
-def _check_memory(n_runs: int, k: int) -> None:
-    need = memory_needed(n_runs, k)
+def _check_memory(n_runs: int, k: int, n_deltas: int = 1) -> None:
+    need = memory_needed(n_runs, k, n_deltas)
     avail = _available_memory()
     if avail is not None and need > 0.8 * avail:
         raise ValueError(
@@ -530,6 +535,65 @@ def simulate(
             f"specification, e.g. simulate(Elimination(delta0_factor=1), ...) or "
             f"simulate(TTUCB(threshold='printed'), ...)"
         )
+    (res,) = _simulate(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
+                       means, first_run, max_samples, n_threads, chunk_size, progress)
+    return res
+
+
+def simulate_deltas(
+    algorithm,
+    prior: GaussianPrior,
+    noise_stds,
+    deltas,
+    n_runs: int,
+    seed: int,
+    *,
+    means=None,
+    first_run: int = 0,
+    max_samples: Optional[int] = None,
+    n_threads: Optional[int] = None,
+    chunk_size: Optional[int] = None,
+    progress: Optional[bool] = None,
+) -> dict:
+    """:func:`simulate` at several confidence levels, one result per ``δ``.
+
+    ``simulate_deltas(alg, H, σ, [δ_1, δ_2, ...], n, seed)[δ_j]`` holds exactly the arrays of
+    ``simulate(alg, H, σ, δ_j, n, seed)`` (wall-clock ``seconds`` aside): the same instances,
+    stopping times, recommendations and stop reasons. For an algorithm whose sampling rule does
+    not depend on ``δ`` (TTTS, TTUCB, EB-TC: :meth:`~bai_lib.algorithms.Algorithm.bind_levels`)
+    each run follows **one trajectory** until its stopping test passes at the smallest ``δ``,
+    and records along the way the first time the test passes at each larger ``δ``: a whole
+    curve over ``δ`` costs about one run at the smallest ``δ``. Other algorithms (Algorithm 1,
+    whose confidence bounds depend on ``δ``) are run once per ``δ``.
+
+    Parameters
+    ----------
+    deltas : sequence of float
+        Distinct confidence levels in ``(0, 1)``, in any order.
+    algorithm, prior, noise_stds, n_runs, seed, means, first_run, max_samples, n_threads,
+    chunk_size, progress
+        As for :func:`simulate`. ``seconds`` of each result is the time of the shared run.
+
+    Returns
+    -------
+    dict
+        ``{δ: SimulationResult}`` in the order of ``deltas``.
+    """
+    if isinstance(deltas, (str, bytes)) or not hasattr(deltas, "__len__"):
+        raise ValueError(f"deltas must be a sequence of confidence levels, got {deltas!r}")
+    levels = [V.confidence_level(d, f"deltas[{i}]") for i, d in enumerate(deltas)]
+    if not levels:
+        raise ValueError("deltas must hold at least one confidence level")
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"deltas must be distinct, got {list(deltas)!r}")
+    results = _simulate(algorithm, prior, noise_stds, levels, n_runs, seed, means, first_run,
+                        max_samples, n_threads, chunk_size, progress)
+    return {d: r for d, r in zip(levels, results)}
+
+
+def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_run, max_samples,
+              n_threads, chunk_size, progress) -> list:
+    """The work of :func:`simulate` and :func:`simulate_deltas`: one result per ``δ``."""
     spec = resolve(algorithm)
     n_runs = V.integer(n_runs, "n_runs", 1)
     if prior is not None and not isinstance(prior, GaussianPrior):
@@ -554,13 +618,12 @@ def simulate(
     if prior is not None:
         _check_scale(prior.means, "prior: means", zero_ok=True)
         _check_scale(prior.stds, "prior: stds")
-    delta = V.confidence_level(delta)
     seed = V.integer(seed, "seed", 0, _rng.SEED_MAX)
     first_run = V.integer(first_run, "first_run", 0, _rng.RUN_MAX + 1 - n_runs)
     if max_samples is None:
         max_samples = spec.default_max_samples(k)
     max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
-    _check_memory(n_runs, k)
+    _check_memory(n_runs, k, len(deltas))
     if n_threads is None:
         try:
             import numba
@@ -573,31 +636,91 @@ def simulate(
     chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
     show_progress = _progress_enabled(progress)
 
-    bound = spec.bind(prior, sig, delta, max_samples)
-    kernel = bound.run
-    d0 = bound.delta0
-
     means_given = means is not None
     runs = range(first_run, first_run + n_runs)
     if not means_given:
         means = _rng.prior_means(prior.means, prior.stds, seed, n_runs, first_run=first_run)
     states = _rng.seed_states(seed, runs, _rng.STREAM_ALGO)
-    keys = bound.cost_keys(means)
+    m = len(deltas)
+    order_desc = sorted(range(m), key=lambda j: -deltas[j])  # levels by decreasing delta
+    taus = np.empty((m, n_runs), dtype=np.int64)
+    recs = np.empty((m, n_runs), dtype=np.int64)
+    codes = np.empty((m, n_runs), dtype=np.int64)
+    secs = np.empty((m, n_runs), dtype=np.float64)
+    delta0s = [None] * m
+    desc = f"simulate {spec.name}"
+
+    levels = None if m == 1 else spec.bind_levels(prior, sig, [deltas[j] for j in order_desc],
+                                                   max_samples)
+    if levels is not None:
+        # One trajectory per run, scored at every level: rows in decreasing delta.
+        t_rows = np.empty((n_runs, m), dtype=np.int64)
+        r_rows = np.empty((n_runs, m), dtype=np.int64)
+        c_rows = np.empty((n_runs, m), dtype=np.int64)
+        run = levels.run
+        run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), t_rows[0].copy(),
+            r_rows[0].copy(), c_rows[0].copy())  # compile or load before timing
+
+        def task(r, cancel):
+            run(states[r], means[r], t_rows[r], r_rows[r], c_rows[r], cancel)
+
+        _execute(task, levels.cost_keys(means), n_runs, secs[0], n_threads, chunk_size,
+                 show_progress, desc, max_samples)
+        for pos, j in enumerate(order_desc):
+            taus[j], recs[j], codes[j], secs[j] = t_rows[:, pos], r_rows[:, pos], c_rows[:, pos], \
+                secs[0]
+    else:
+        for j in order_desc:
+            bound = spec.bind(prior, sig, deltas[j], max_samples)
+            delta0s[j] = bound.delta0
+            kernel = bound.run
+            kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k)
+            tj, rj, cj = taus[j], recs[j], codes[j]
+
+            def task(r, cancel, kernel=kernel, tj=tj, rj=rj, cj=cj):
+                tj[r], rj[r], _, cj[r] = kernel(states[r].copy(), means[r], cancel=cancel)
+
+            _execute(task, bound.cost_keys(means), n_runs, secs[j], n_threads, chunk_size,
+                     show_progress, desc if m == 1 else f"{desc}, delta = {deltas[j]:g}",
+                     max_samples)
+
+    best = np.argmax(means, axis=1).astype(np.int64)
+    best.setflags(write=False)
+    means.setflags(write=False)
+    sig.setflags(write=False)
+    out = []
+    for j, delta in enumerate(deltas):
+        cens = codes[j] == _k.STOP_CENSORED
+        n_cens = int(np.count_nonzero(cens))
+        if n_cens:
+            at = "" if m == 1 else f" at delta = {delta:g}"
+            warnings.warn(
+                f"{n_cens:,} of {n_runs:,} runs ({n_cens / n_runs:.2%}) of {spec.label}{at} "
+                f"reached max_samples = {max_samples:,} and were censored: their stopping times "
+                "are lower bounds and their recommendations the empirical best arm",
+                CensoringWarning, stacklevel=3)
+        arrays = dict(
+            stopping_times=taus[j].copy(), recommendations=recs[j].copy(), best_arms=best,
+            correct=recs[j] == best, means=means, censored=cens,
+            stop_reasons=np.array(_k.STOP_REASON_NAMES)[codes[j]], seconds=secs[j].copy(),
+        )
+        for a in arrays.values():
+            a.setflags(write=False)
+        out.append(SimulationResult(
+            algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=delta0s[j],
+            seed=seed, max_samples=max_samples, means_given=means_given, first_run=first_run,
+            **arrays))
+    return out
+
+
+def _execute(task, keys, n_runs, secs, n_threads, chunk_size, show_progress, desc, max_samples):
+    """Run ``task(r, cancel)`` for every run on ``n_threads`` threads, longest (largest key)
+    first, timing each run into ``secs[r]``; Ctrl-C stops it (see :func:`_run_workers`)."""
     order = np.argsort(-keys, kind="stable")
-
-    taus = np.empty(n_runs, dtype=np.int64)
-    recs = np.empty(n_runs, dtype=np.int64)
-    cens = np.empty(n_runs, dtype=bool)
-    codes = np.empty(n_runs, dtype=np.int64)
-    secs = np.empty(n_runs, dtype=np.float64)
-
-    # Compile (or load from cache) before timing anything.
-    kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k)
-
     lock = threading.Lock()
     cursor = [0]
     cancel = np.zeros(1, dtype=np.uint8)  # raised on Ctrl-C or a failed worker; kernels poll it
-    bar = _CostProgress(f"simulate {spec.name}", keys, max_samples) if show_progress else None
+    bar = _CostProgress(desc, keys, max_samples) if show_progress else None
 
     def worker():
         try:
@@ -611,9 +734,8 @@ def simulate(
                 for j in range(start, stop):
                     r = order[j]
                     t0 = time.perf_counter()
-                    out = kernel(states[r], means[r], cancel=cancel)
+                    task(r, cancel)
                     secs[r] = time.perf_counter() - t0
-                    taus[r], recs[r], cens[r], codes[r] = out
                 if bar is not None:
                     with lock:
                         bar.update(order[start:stop])
@@ -622,25 +744,3 @@ def simulate(
             raise
 
     _run_workers(worker, min(n_threads, n_runs), cancel, bar)
-
-    n_cens = int(np.count_nonzero(cens))
-    if n_cens:
-        warnings.warn(
-            f"{n_cens:,} of {n_runs:,} runs ({n_cens / n_runs:.2%}) of {spec.label} reached "
-            f"max_samples = {max_samples:,} and were censored: their stopping times are lower "
-            "bounds and their recommendations the empirical best arm",
-            CensoringWarning, stacklevel=2)
-    best = np.argmax(means, axis=1).astype(np.int64)
-    reasons = np.array(_k.STOP_REASON_NAMES)[codes]
-    correct = recs == best
-    arrays = dict(
-        stopping_times=taus, recommendations=recs, best_arms=best, correct=correct,
-        means=means, censored=cens, stop_reasons=reasons, seconds=secs,
-    )
-    for a in arrays.values():
-        a.setflags(write=False)
-    sig.setflags(write=False)
-    return SimulationResult(
-        algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=d0, seed=seed,
-        max_samples=max_samples, means_given=means_given, first_run=first_run, **arrays,
-    )

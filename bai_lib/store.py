@@ -12,7 +12,7 @@ Every file is written under a temporary name in the same directory and renamed i
 (``os.replace``, atomic on POSIX), after an ``fsync``; temporary files are never read. A shard
 file therefore is either complete or absent, so a sweep killed at any moment (SIGINT or
 SIGKILL) loses at most the shards it was computing, and the next start skips every shard
-already on disk.
+already on disk and deletes the temporary files a kill left (:meth:`ResultStore.remove_partial`).
 
 Columns (:data:`COLUMNS`): ``config``, ``seed``, ``run``, ``algorithm`` (its label), ``prior``,
 ``k``, ``delta``, ``delta0``, ``max_samples``, then the run's ``tau``, ``recommendation``,
@@ -140,6 +140,18 @@ class ResultStore:
         path = self._cell_dir(config) / f"runs-{first:09d}-{stop:09d}.parquet"
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
+
+    def remove_partial(self) -> int:
+        """Delete the temporary files a killed writer left behind; return how many.
+
+        Call it only while no other process writes to this store (a sweep does, at its start).
+        """
+        n = 0
+        if self.path.is_dir():
+            for f in self.path.glob("config=*/.*.tmp"):
+                f.unlink(missing_ok=True)
+                n += 1
+        return n
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -397,6 +397,7 @@ def run_sweep(sweep: Sweep, store, *, executor: str = "local", scheduler: Option
     V.choice(executor, ("local", "dask"), "executor")
     if scheduler is not None and executor != "dask":
         raise ValueError("scheduler is only used with executor='dask'")
+    store.remove_partial()  # shards a killed sweep was writing: never complete, never read
     for cell in sweep.cells:
         store.add_cell(cell.id, cell.description())
     todo = sweep.shards(store)

@@ -157,3 +157,39 @@ def test_top_two_gap():
     np.testing.assert_allclose(top_two_gap(two), np.abs(two[:, 0] - two[:, 1]))
     with pytest.raises(ValueError, match="means"):
         top_two_gap(np.zeros(3))
+
+
+def test_delta_rows_statistics_and_when_a_mean_is_reported():
+    from bai_lib import GaussianPrior, simulate_deltas
+    from bai_lib.experiments import delta_rows
+
+    H = GaussianPrior.standard(2)
+    res = simulate_deltas("elimination", H, 1.0, [0.3, 0.01], 400, 3, progress=False)
+    rows = delta_rows(res, truncations=(100, 10**4))
+    assert [r["delta"] for r in rows] == [0.3, 0.01]
+    for r, (d, sim) in zip(rows, res.items()):
+        tau = sim.stopping_times
+        assert r["median"] == np.median(tau) and r["q90"] == sim.summary()["q90"]
+        assert r["trunc_100"] == pytest.approx(np.minimum(tau, 100).mean())
+        assert r["trunc_100"] <= r["trunc_10000"] <= tau.mean()
+        assert r["error_lo"] <= r["error"] <= r["error_hi"]
+    # 400 runs x 0.3 = 120 >= 20: a mean with its interval; 400 x 0.01 = 4 < 20: none
+    assert rows[0]["mean_lo"] < rows[0]["mean"] == pytest.approx(res[0.3].stopping_times.mean())
+    assert np.isnan(rows[1]["mean"]) and np.isnan(rows[1]["mean_hi"])
+    with pytest.raises(ValueError, match="truncations"):
+        delta_rows(res, truncations=(10**10,))
+
+
+def test_delta_rows_withholds_the_mean_of_censored_levels():
+    from bai_lib import GaussianPrior, simulate_deltas
+    from bai_lib.experiments import delta_rows
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = simulate_deltas("ttucb", GaussianPrior.standard(2), 1.0, [0.3, 0.1], 300, 5,
+                              max_samples=2000, progress=False)
+    rows = delta_rows(res, truncations=(1000,), min_errors_budget=1.0)
+    for r, sim in zip(rows, res.values()):
+        assert r["n_censored"] == int(sim.censored.sum()) > 0
+        assert np.isnan(r["mean"])

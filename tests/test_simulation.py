@@ -467,3 +467,39 @@ def test_shards_of_runs_concatenate_to_one_call(algorithm):
         simulate(algorithm, H3, 1.0, 0.2, 4, 5, first_run=-1)
     with pytest.raises(ValueError, match="seed"):
         simulate(algorithm, H3, 1.0, 0.2, 4, 2**64)
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+@pytest.mark.parametrize("algorithm,prior", [("ttts", "H2"), ("ttucb", "H2"), ("ebtc", "H3"),
+                                             ("ttts", "H3"), ("ttucb", "H3"),
+                                             ("elimination", "H3"), ("tas", "H2")])
+def test_simulate_deltas_equals_one_call_per_delta(algorithm, prior):
+    """One trajectory scored at every level (TTTS, TTUCB, EB-TC), or one pass per level (the
+    others): either way each level's result is exactly that of simulate at that delta."""
+    from bai_lib import simulate_deltas
+
+    H = {"H2": H2, "H3": H3}[prior]
+    deltas = [0.01, 0.3, 0.001, 0.1]  # any order
+    cap = 3 * 10**5  # low enough that some runs are censored at the smaller deltas
+    got = simulate_deltas(algorithm, H, 1.0, deltas, 60, 17, max_samples=cap, progress=False)
+    assert list(got) == deltas
+    for d in deltas:
+        want = simulate(algorithm, H, 1.0, d, 60, 17, max_samples=cap, progress=False)
+        assert got[d].delta == d and got[d].delta0 == want.delta0
+        for name in ARRAYS:
+            if name != "seconds":
+                np.testing.assert_array_equal(getattr(got[d], name), getattr(want, name),
+                                              err_msg=f"{name} at delta = {d}")
+    # smaller delta, later stop, run by run (one trajectory for the top-two rules)
+    if algorithm in ("ttts", "ttucb", "ebtc"):
+        taus = np.array([got[d].stopping_times for d in sorted(deltas, reverse=True)])
+        assert np.all(np.diff(taus, axis=0) >= 0)
+
+
+def test_simulate_deltas_checks_its_levels():
+    from bai_lib import simulate_deltas
+
+    for bad, needle in [([0.1, 0.1], "distinct"), ([], "at least one"), (0.1, "sequence"),
+                        ([0.1, 1.5], r"deltas\[1\]"), (["0.1"], r"deltas\[0\]")]:
+        with pytest.raises(ValueError, match=needle):
+            simulate_deltas("ttts", H2, 1.0, bad, 5, 1)

@@ -354,3 +354,16 @@ def test_the_example_grid_parses():
     sweep = load_sweep(Path(__file__).resolve().parents[1] / "examples" / "sweep_grid.toml")
     assert len(sweep.cells) == 36 and sweep.total_runs == 360_000
     assert {c.algorithm.name for c in sweep.cells} == {"elimination", "noelim", "ttucb"}
+
+
+def test_a_restart_removes_what_a_killed_writer_left(tmp_path):
+    sweep = parse_sweep({"seed": 3, "runs": 20, "shard_runs": 10,
+                         "grid": {"algorithm": ["elimination"], "arms": [2], "delta": [0.1]}})
+    store = run_sweep(sweep, tmp_path / "s", progress=False)
+    cid = sweep.cells[0].id
+    stale = store.path / f"config={cid}" / ".runs-000000010-000000020.parquet.abc.tmp"
+    stale.write_bytes(b"half a parquet file")
+    assert store.remove_partial() == 1 and not stale.exists()
+    stale.write_bytes(b"half a parquet file")
+    run_sweep(sweep, store, progress=False)
+    assert not stale.exists() and len(store.table()) == 20

@@ -49,14 +49,14 @@ A sampling rule of your own, written as one ``@njit`` function, runs through
 
 from __future__ import annotations
 
-from .base import Algorithm, BoundAlgorithm
+from .base import Algorithm, BoundAlgorithm, BoundLevels
 from .elimination import Elimination, NoElim
 from .top_two import EBTC, TTTS, TTUCB
 from .lucb import LUCB
 from .plugin import SamplingRule
 from .track_and_stop import TrackAndStop
 
-__all__ = ["Algorithm", "BoundAlgorithm", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
+__all__ = ["Algorithm", "BoundAlgorithm", "BoundLevels", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
            "TrackAndStop", "LUCB",
            "SamplingRule", "ALGORITHMS", "register", "resolve"]
 

@@ -15,7 +15,7 @@ from typing import Callable, ClassVar, Optional
 
 import numpy as np
 
-__all__ = ["Algorithm", "BoundAlgorithm", "gap_cost"]
+__all__ = ["Algorithm", "BoundAlgorithm", "BoundLevels", "gap_cost"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,25 @@ class BoundAlgorithm:
 
     run: Callable
     delta0: Optional[float]
+    cost_keys: Callable
+
+
+@dataclass(frozen=True)
+class BoundLevels:
+    """A specification bound to a prior, noise levels and several ``δ`` at once
+    (:meth:`Algorithm.bind_levels`).
+
+    Attributes
+    ----------
+    run : callable
+        ``run(state, mu, out_tau, out_rec, out_code, cancel=None)``: one trajectory, scored at
+        every level (decreasing ``δ``); fills the ``int64`` arrays with each level's stopping
+        time, recommendation and stop code (:data:`bai_lib.kernels.STOP_REASON_NAMES`).
+    cost_keys : callable
+        As for :class:`BoundAlgorithm`.
+    """
+
+    run: Callable
     cost_keys: Callable
 
 
@@ -86,6 +105,15 @@ class Algorithm:
         """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior` or ``None``),
         ``noise_stds`` (float64[k]), ``delta`` and ``max_samples``; return the runnable."""
         raise NotImplementedError
+
+    def bind_levels(self, prior, noise_stds: np.ndarray, deltas, max_samples: int
+                    ) -> Optional[BoundLevels]:
+        """For an algorithm whose sampling rule does not depend on ``δ`` (only its stopping
+        rule does): the runner that follows one trajectory and scores it at every level of
+        ``deltas`` (decreasing), each level's record being exactly a run at that ``δ`` alone.
+        ``None`` (the default) for the others; :func:`bai_lib.simulate_deltas` then runs each
+        ``δ`` separately."""
+        return None
 
     def default_max_samples(self, k: int) -> int:
         """The censoring level :func:`bai_lib.simulate` uses when ``max_samples`` is not given:

@@ -18,11 +18,13 @@ from .. import _validate as V
 from .._rng import fill_normal, next_u64, std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        argmax, cancel_flag, first_round, glr_beta, glr_check, glr_passes, refill,
-                       glr_refresh, observe)
+                       glr_refresh, level_records, observe, record_level,
+                       record_rest)
 from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_two_cg
-from .base import Algorithm, BoundAlgorithm, gap_cost
+from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
-__all__ = ["TTTS", "TTUCB", "EBTC", "ttts_run", "ttucb_run", "ttucb_threshold",
+__all__ = ["TTTS", "TTUCB", "EBTC", "ttts_run", "ttts_levels_run", "ttucb_run",
+           "ttucb_levels_run", "ttucb_threshold",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF",
            "TTTS_MAX_RESAMPLE"]
 
@@ -78,7 +80,22 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
 @njit(cache=True, nogil=True)
 def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_samples,
              released_challenger, cancel):
-    """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``.
+    """One run of Top-Two Thompson Sampling (Russo, 2016): :func:`ttts_levels_run` at one ``δ``.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    out_tau, out_rec, out_code = level_records(1)
+    return ttts_levels_run(state, mu, sigma, prior_mean, prior_std, np.array([delta]), rule, beta,
+                           max_samples, released_challenger, out_tau, out_rec, out_code, cancel)
+
+
+@njit(cache=True, nogil=True)
+def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta, max_samples,
+                    released_challenger, out_tau, out_rec, out_code, cancel):
+    """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``,
+    scored at every confidence level of ``deltas``.
 
     Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
     ``i`` under the prior ``N(m_i, xi_i^2)`` and known noise ``sigma_i`` is
@@ -128,10 +145,22 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     code weights prior and data with swapped variances (correct only when
     ``sigma_i = xi_i``), which is not reproduced.
 
+    The sampling rule does not depend on ``δ``, so one trajectory serves every level: the run
+    goes on until the test passes at the smallest ``δ`` (or ``max_samples``), and records at
+    each level the first time its test passed, with the empirical best arm then
+    (:func:`bai_lib.kernels.record_level`). Each level's record is exactly the run at that
+    ``δ`` alone.
+
     Parameters
     ----------
-    state, mu, sigma, delta, max_samples
+    state, mu, sigma, max_samples
         As for :func:`elimination_run`.
+    deltas : float64[m]
+        Confidence levels, decreasing.
+    out_tau, out_rec, out_code : int64[m]
+        Filled with each level's stopping time, recommendation and stop code
+        (:data:`STOP_GLR`, or :data:`STOP_CENSORED` / :data:`STOP_INTERRUPTED` for levels not
+        reached).
     prior_mean, prior_std : float64[k]
         Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
     rule : int
@@ -144,6 +173,7 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     Returns
     -------
     tau, recommendation, censored, stop_reason
+        Of the last level.
     """
     k = mu.size
     S = np.zeros(k)
@@ -151,6 +181,8 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     mh = np.empty(k)
     v = np.empty(k)
     sig2 = sigma * sigma
+    p = 0  # the next level to reach
+    m = deltas.size
     prior_prec = 1.0 / (prior_std * prior_std)
     prior_num = prior_mean * prior_prec
     pmean = np.empty(k)
@@ -171,19 +203,25 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
     fair = beta == 0.5
     while True:
         if t >= t_next:
-            thr_lo, t_next = glr_refresh(t, delta, rule)
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         if k == 2:
             # glr_check written out: with two arms and a fair coin a step costs a few
             # nanoseconds, and the call would cost more than the rest of the step.
             best = 0 if mh[0] >= mh[1] else 1
             d = mh[0] - mh[1]
             stop = (d * d >= 2.0 * thr_lo * (v[0] + v[1])
-                    and d * d >= 2.0 * glr_beta(t, delta, rule) * (v[0] + v[1]))
+                    and d * d >= 2.0 * glr_beta(t, deltas[p], rule) * (v[0] + v[1]))
         else:
-            best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+            best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            return t, np.int64(best), False, STOP_GLR
+            p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            while p < m and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
+                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, STOP_GLR
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
         if fair:
             if nbits == 0:
@@ -224,6 +262,7 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
                                 arm = j
         if pos == buf.size:
             if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
@@ -266,8 +305,23 @@ def _ucb_leader(mh, b, s):
 @njit(cache=True, nogil=True)
 def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_shift, beta,
               released_sampling, max_samples, cancel):
+    """One run of TTUCB: :func:`ttucb_levels_run` at one ``δ`` (``two_cg`` a float).
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    out_tau, out_rec, out_code = level_records(1)
+    return ttucb_levels_run(state, mu, sigma, var, np.array([two_cg]), c_scale, log_shift,
+                            ucb_coef, ucb_shift, beta, released_sampling, max_samples, out_tau,
+                            out_rec, out_code, cancel)
+
+
+@njit(cache=True, nogil=True)
+def ttucb_levels_run(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, ucb_shift,
+                     beta, released_sampling, max_samples, out_tau, out_rec, out_code, cancel):
     """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
-    a UCB-based top two algorithm").
+    a UCB-based top two algorithm"), scored at several confidence levels.
 
     ``var[i]`` is the variance the algorithm uses for arm ``i`` in its
     statistics (``sigma_i^2``, or 1 for the released code, which ignores the
@@ -303,14 +357,19 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
     appendix prints ``c_scale = 1``.  ``c(t, delta)`` is increasing in ``t``; it
     is checked first against its value at the last refresh time.
 
+    ``δ`` enters only the stopping threshold, through ``2 C_G(log((k-1)/δ)/2)``, so one
+    trajectory serves every level, as in :func:`ttts_levels_run`.
+
     Parameters
     ----------
     state, mu, sigma, max_samples
         As for :func:`elimination_run`.
     var : float64[k]
         Variances used by the algorithm's statistics (see above).
-    two_cg : float
-        ``2 * C_G(log((k-1)/delta) / 2)``.
+    two_cgs : float64[m]
+        ``2 * C_G(log((k-1)/delta) / 2)`` for each level, increasing (``δ`` decreasing).
+    out_tau, out_rec, out_code : int64[m]
+        Each level's record, as in :func:`ttts_levels_run`.
     c_scale : float
         Multiplier of ``c(t, delta)``: 2 (GLR form, released) or 1 (as printed).
     log_shift : float
@@ -370,20 +429,31 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
     c_lo = 0.0
     s_lo = 0.0
     s_hi = 0.0
+    p = 0  # the next level to reach
+    m = two_cgs.size
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
-            c_lo = c_scale * ttucb_threshold(float(t), two_cg, log_shift) - 1e-9
+            c_lo = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9
             if c_lo < 0.0:
                 c_lo = 0.0
             s_lo = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
             s_hi = math.sqrt(ucb_coef * math.log(float(t_next) + ucb_shift))
         best = argmax(mh)
         if glr_passes(mh, v, best, c_lo):
-            c = c_scale * ttucb_threshold(float(t), two_cg, log_shift)
+            c = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift)
             if glr_passes(mh, v, best, max(c, 0.0)):
-                return t, np.int64(best), False, STOP_GLR
+                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+                while p < m and glr_passes(mh, v, best, max(
+                        c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift), 0.0)):
+                    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+                if p == m:
+                    return t, np.int64(best), False, STOP_GLR
+                # a lower bound for the new level until the next refresh (c is increasing in t)
+                c_lo = max(c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9,
+                           0.0)
         if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
         if k == 2:
             d = mh[1] - mh[0]
@@ -421,6 +491,7 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
         lead_pulls[lead, arm] += 1
         if pos == buf.size:
             if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         x = mu[arm] + sigma[arm] * buf[pos]
@@ -473,12 +544,14 @@ class TTTS(Algorithm):
         at ``10**7`` it takes seconds to a minute and a half."""
         return 10**7 if k > 2 else 10**9
 
+    def _constants(self, prior):
+        """Prior means and scales of the posterior, challenger rule, threshold code, ``β``."""
+        return (np.ascontiguousarray(prior.means, dtype=np.float64),
+                np.ascontiguousarray(prior.stds, dtype=np.float64),
+                self.challenger == "released", GLR_THRESHOLDS[self.threshold], self.beta)
+
     def bind(self, prior, noise_stds, delta, max_samples):
-        pm = np.ascontiguousarray(prior.means, dtype=np.float64)
-        ps = np.ascontiguousarray(prior.stds, dtype=np.float64)
-        released = self.challenger == "released"
-        rule = GLR_THRESHOLDS[self.threshold]
-        beta = self.beta
+        pm, ps, released, rule, beta = self._constants(prior)
         sig = noise_stds
 
         def run(state, mu, max_samples=max_samples, cancel=None):
@@ -487,16 +560,42 @@ class TTTS(Algorithm):
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 
+    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+        pm, ps, released, rule, beta = self._constants(prior)
+        sig = noise_stds
+        levels = np.array(deltas, dtype=np.float64)
 
-def _ttucb_bound(noise_stds, two_cg, c_scale, log_shift, coef, shift, beta, released, var,
-                 max_samples):
+        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
+            return ttts_levels_run(state, mu, sig, pm, ps, levels, rule, beta, max_samples,
+                                   released, out_tau, out_rec, out_code, cancel_flag(cancel))
+
+        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
+
+
+def _ttucb_bound(noise_stds, two_cgs, c_scale, log_shift, coef, shift, beta, released, var,
+                 max_samples, levels):
+    """The TTUCB kernel bound to its constants: one ``δ`` (``two_cgs`` of length 1) or, with
+    ``levels``, every level of ``two_cgs``."""
     sig = noise_stds
+    keys = lambda means: gap_cost(means, sig)  # noqa: E731
+    if levels:
+        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
+            return ttucb_levels_run(state, mu, sig, var, two_cgs, c_scale, log_shift, coef, shift,
+                                    beta, released, max_samples, out_tau, out_rec, out_code,
+                                    cancel_flag(cancel))
+
+        return BoundLevels(run_levels, keys)
+    two_cg = float(two_cgs[0])
 
     def run(state, mu, max_samples=max_samples, cancel=None):
         return ttucb_run(state, mu, sig, var, two_cg, c_scale, log_shift, coef, shift, beta,
                          released, max_samples, cancel_flag(cancel))
 
-    return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
+    return BoundAlgorithm(run, None, keys)
+
+
+def _two_cgs(k, deltas, cg):
+    return np.array([ttucb_two_cg(k, d, cg) for d in deltas])
 
 
 @dataclass(frozen=True)
@@ -553,13 +652,19 @@ class TTUCB(Algorithm):
         return cls(**opts)
 
     def bind(self, prior, noise_stds, delta, max_samples):
+        return self._bound(noise_stds, [delta], max_samples, False)
+
+    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+        return self._bound(noise_stds, deltas, max_samples, True)
+
+    def _bound(self, noise_stds, deltas, max_samples, levels):
         released = self.sampling == "released"
         var = np.ascontiguousarray(noise_stds**2 if self.noise_aware else np.ones_like(noise_stds))
         return _ttucb_bound(
-            noise_stds, ttucb_two_cg(noise_stds.size, delta, self.cg),
+            noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS[self.threshold], TTUCB_LOG_TERMS[self.log_term],
             TTUCB_RELEASED_UCB_COEF if released else TTUCB_UCB_COEF, 1.0 if released else 0.0,
-            self.beta, released, var, max_samples)
+            self.beta, released, var, max_samples, levels)
 
 
 @dataclass(frozen=True)
@@ -593,8 +698,14 @@ class EBTC(Algorithm):
         V.choice(self.cg, ("approx", "exact"), "cg")
 
     def bind(self, prior, noise_stds, delta, max_samples):
+        return self._bound(noise_stds, [delta], max_samples, False)
+
+    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+        return self._bound(noise_stds, deltas, max_samples, True)
+
+    def _bound(self, noise_stds, deltas, max_samples, levels):
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(
-            noise_stds, ttucb_two_cg(noise_stds.size, delta, self.cg),
+            noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS["released"], TTUCB_LOG_TERMS["printed"], 0.0, 0.0,
-            self.beta, False, var, max_samples)
+            self.beta, False, var, max_samples, levels)
