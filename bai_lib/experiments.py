@@ -38,6 +38,7 @@ __all__ = [
     "ccdf",
     "running_mean",
     "loglog_slope",
+    "hill_tail_index",
     "delta_rows",
     "write_csv",
     "results_path",
@@ -293,6 +294,31 @@ def running_mean(x: np.ndarray) -> np.ndarray:
     """Mean of the first ``r`` values, for ``r = 1 .. len(x)`` (run order)."""
     x = np.asarray(x, dtype=float)
     return np.cumsum(x) / np.arange(1, x.size + 1)
+
+
+def hill_tail_index(x, m: int) -> tuple[float, float]:
+    """Hill's estimate of the tail index ``α`` of ``P(X > x) ∝ x^-α`` from the ``m`` largest values.
+
+    ``α̂ = 1 / mean(log(X_(i) / X_(m+1)))`` over the ``m`` largest order statistics ``X_(i)``
+    above ``X_(m+1)``, the maximum-likelihood estimate for a Pareto tail beyond ``X_(m+1)``, with
+    the asymptotic standard error ``α̂ / sqrt(m)``. For the stopping time of a frequentist
+    algorithm under a prior Theorem 1's mechanism gives ``α = 1/2`` (an infinite mean).
+
+    Returns
+    -------
+    (alpha, standard_error)
+    """
+    x = np.sort(np.asarray(x, dtype=float))[::-1]
+    m = V.integer(m, "m", 2)
+    if x.ndim != 1 or x.size <= m:
+        raise ValueError(f"m must be below the number of values, got m = {m} for {x.size}")
+    if not (np.all(np.isfinite(x)) and x[m] > 0):
+        raise ValueError("x must be finite and its m + 1 largest values positive")
+    logs = np.log(x[:m] / x[m])
+    if logs.mean() <= 0:
+        raise ValueError("the m + 1 largest values are all equal: no tail to estimate")
+    alpha = 1.0 / logs.mean()
+    return float(alpha), float(alpha / math.sqrt(m))
 
 
 def delta_rows(results: Mapping, truncations=(10**4, 10**6), min_errors_budget: float = 20.0

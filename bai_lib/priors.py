@@ -33,7 +33,7 @@ from scipy.stats import norm
 
 from . import _validate as V
 
-__all__ = ["GaussianPrior", "L_released", "delta0", "volume_ratio_mc"]
+__all__ = ["GaussianPrior", "L_released", "delta0", "iid_L", "volume_ratio_mc"]
 
 ArrayLike = Union[float, np.ndarray, list, tuple]
 
@@ -689,6 +689,44 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     if key not in prior._cache:
         prior._cache[key] = _pair_sum(prior, True, method, "L_released(H)")
     return prior._cache[key]
+
+
+def iid_L(dist, k: int) -> float:
+    """:math:`L(H)` of ``k`` arms whose means are iid with a continuous law ``dist``, Gaussian or not.
+
+    For iid arms with density :math:`f` and distribution function :math:`F`, Definition 1
+    reduces to :math:`L(H) = k(k-1)\\int f(x)^2 F(x)^{k-2}\\,dx`: the density at zero of the gap
+    between the two best arms, times two. For a standard normal law this is
+    ``GaussianPrior.standard(k).L()``; for a standard Cauchy law and ``k = 2`` it is
+    :math:`1/\\pi`. Used for priors the algorithm does not assume (a heavy-tailed truth).
+
+    Parameters
+    ----------
+    dist : frozen scipy.stats distribution
+        Continuous, with ``pdf``, ``cdf`` and ``support``; e.g. ``scipy.stats.t(3, scale=2)``.
+    k : int
+        Number of arms, ``>= 2``.
+    """
+    k = V.integer(k, "k", 2)
+    if not all(hasattr(dist, name) for name in ("pdf", "cdf", "support")):
+        raise ValueError(f"dist must be a frozen continuous scipy.stats distribution, got {dist!r}")
+    lo, hi = (float(b) for b in dist.support())
+
+    def integrand(x):
+        f = float(dist.pdf(x))
+        return f * f * float(dist.cdf(x)) ** (k - 2) if f > 0.0 else 0.0
+
+    med = float(dist.median())
+    left, _ = integrate.quad(integrand, lo, med, **_QUAD_IID)
+    right, _ = integrate.quad(integrand, med, hi, **_QUAD_IID)
+    value = k * (k - 1) * (left + right)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"L of {k} iid arms with law {dist!r} is not finite and positive "
+                         f"(got {value!r}); the law needs a square-integrable density")
+    return value
+
+
+_QUAD_IID = dict(epsabs=0.0, epsrel=1e-10, limit=500)
 
 
 def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:

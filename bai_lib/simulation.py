@@ -203,12 +203,13 @@ class SimulationResult:
         """
         import pandas as pd
 
-        top2 = np.sort(self.means, axis=1)[:, -2:]
+        from .experiments import top_two_gap
+
         return pd.DataFrame({
             "run": np.arange(self.first_run, self.first_run + self.n_runs, dtype=np.int64),
             "tau": self.stopping_times, "recommendation": self.recommendations,
             "best_arm": self.best_arms, "correct": self.correct, "censored": self.censored,
-            "stop_reason": self.stop_reasons.astype(str), "gap": top2[:, 1] - top2[:, 0],
+            "stop_reason": self.stop_reasons.astype(str), "gap": top_two_gap(self.means),
             "seconds": self.seconds,
         })
 

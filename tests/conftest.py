@@ -122,3 +122,15 @@ def built_book(tmp_path_factory):
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"book build failed:\n{log[-6000:]}"
     return out / "_build" / "html", log
+
+
+@pytest.fixture(autouse=True)
+def _keep_working_directory():
+    """A test that changes the working directory must restore it (nbval and the results check
+    open files relative to it): fail the test that does not."""
+    before = os.getcwd()
+    yield
+    after = os.getcwd()
+    if after != before:
+        os.chdir(before)
+        pytest.fail(f"the test changed the working directory to {after} and did not restore it")

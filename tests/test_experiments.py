@@ -193,3 +193,20 @@ def test_delta_rows_withholds_the_mean_of_censored_levels():
     for r, sim in zip(rows, res.values()):
         assert r["n_censored"] == int(sim.censored.sum()) > 0
         assert np.isnan(r["mean"])
+
+
+def test_hill_tail_index_recovers_a_pareto_index():
+    from bai_lib.experiments import hill_tail_index
+
+    rng = np.random.default_rng(11)
+    estimates = []
+    for alpha in (0.5, 1.0, 2.0):
+        x = rng.uniform(size=20_000) ** (-1 / alpha)  # P(X > x) = x^-alpha for x >= 1
+        a, se = hill_tail_index(x, 2000)
+        assert abs(a - alpha) < 4 * se and se == pytest.approx(a / np.sqrt(2000))
+        estimates.append(a)
+    assert estimates[0] < estimates[1] < estimates[2]
+    with pytest.raises(ValueError, match="m"):
+        hill_tail_index([1.0, 2.0, 3.0], 3)
+    with pytest.raises(ValueError, match="equal"):
+        hill_tail_index([5.0] * 10, 3)

@@ -525,3 +525,21 @@ def test_scalar_arguments_refuse_strings_and_bools():
             H.volume_ratio(bad)
     with pytest.raises(ValueError, match="factor"):
         delta0(H, 0.1, factor="4")
+
+
+def test_iid_L_matches_the_gaussian_prior_and_closed_forms():
+    from scipy import stats
+
+    from bai_lib.priors import iid_L
+
+    for k in (2, 3, 5, 10):
+        assert iid_L(stats.norm(), k) == pytest.approx(GaussianPrior.standard(k).L(), rel=1e-8)
+    assert iid_L(stats.norm(scale=3.0), 4) == pytest.approx(GaussianPrior.standard(4).L() / 3,
+                                                            rel=1e-8)
+    assert iid_L(stats.cauchy(), 2) == pytest.approx(1 / np.pi, rel=1e-9)
+    # uniform on [0, 1]: k(k-1) * int_0^1 x^(k-2) dx = k
+    assert iid_L(stats.uniform(), 5) == pytest.approx(5.0, rel=1e-9)
+    with pytest.raises(ValueError, match="k"):
+        iid_L(stats.norm(), 1)
+    with pytest.raises(ValueError, match="dist"):
+        iid_L(lambda x: x, 2)

@@ -236,8 +236,9 @@ def test_cli_run_and_summary(tmp_path, capsys):
      "--scheduler: needs --executor dask"),
     (["summary", "nowhere"], "no result store"),
 ])
-def test_cli_errors_are_one_line_naming_the_argument(tmp_path, capsys, argv, needle):
-    os.chdir(tmp_path)
+def test_cli_errors_are_one_line_naming_the_argument(tmp_path, capsys, monkeypatch, argv,
+                                                      needle):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) if "five" in argv else _no_raise():
         code = cli_main(argv)
         assert code == 2
