@@ -677,9 +677,11 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
             kernel = bound.run
             kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k)
             tj, rj, cj = taus[j], recs[j], codes[j]
+            # kernels advance the states in place: each level starts from fresh copies
+            st = states.copy() if m > 1 else states
 
-            def task(r, cancel, kernel=kernel, tj=tj, rj=rj, cj=cj):
-                tj[r], rj[r], _, cj[r] = kernel(states[r].copy(), means[r], cancel=cancel)
+            def task(r, cancel, kernel=kernel, tj=tj, rj=rj, cj=cj, st=st):
+                tj[r], rj[r], _, cj[r] = kernel(st[r], means[r], cancel=cancel)
 
             _execute(task, bound.cost_keys(means), n_runs, secs[j], n_threads, chunk_size,
                      show_progress, desc if m == 1 else f"{desc}, delta = {deltas[j]:g}",

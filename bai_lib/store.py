@@ -182,11 +182,6 @@ class ResultStore:
         """Number of runs of cell ``config`` on disk."""
         return sum(b - a for a, b in self.shards(config))
 
-    def is_complete(self, config: str) -> bool:
-        """Whether every run of cell ``config`` is on disk."""
-        runs = self.cells()[config]["runs"]
-        return not missing_ranges(runs, self.shards(config))
-
     def table(self, config=None, complete_only: bool = True):
         """The rows of the store (or of cell ``config``) as a pandas DataFrame, sorted by
         configuration and run.

@@ -29,6 +29,7 @@ the options of its specification. Every key is checked; an error names the key a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import sys
@@ -165,7 +166,7 @@ class Sweep:
 # ---------------------------------------------------------------------------
 
 
-def _as_list(value, key):
+def _as_list(value):
     return list(value) if isinstance(value, list) else [value]
 
 
@@ -268,20 +269,20 @@ def _parse(config: dict) -> Sweep:
         raise ConfigError("grid.arms: missing (give grid.arms or grid.prior)")
 
     algos = [_algorithm(a, f"grid.algorithm[{i}]")
-             for i, a in enumerate(_as_list(grid["algorithm"], "grid.algorithm"))]
+             for i, a in enumerate(_as_list(grid["algorithm"]))]
     deltas = []
-    for i, d in enumerate(_as_list(grid["delta"], "grid.delta")):
+    for i, d in enumerate(_as_list(grid["delta"])):
         key = f"grid.delta[{i}]"
         d = _number(d, key)
         deltas.append(_checked(V.confidence_level, key, d))
     arms_list = [None]
     if "arms" in grid:
         arms_list = [_number(a, f"grid.arms[{i}]", integer=True, minimum=2)
-                     for i, a in enumerate(_as_list(grid["arms"], "grid.arms"))]
+                     for i, a in enumerate(_as_list(grid["arms"]))]
     priors = []  # (prior, arms it belongs to)
     if "prior" in grid:
         for arms in arms_list:
-            for i, p in enumerate(_as_list(grid["prior"], "grid.prior")):
+            for i, p in enumerate(_as_list(grid["prior"])):
                 prior = _prior(p, f"grid.prior[{i}]", arms)
                 if arms is not None and prior.k != arms:
                     continue  # a prior with explicit vectors belongs to its own k
@@ -292,7 +293,7 @@ def _parse(config: dict) -> Sweep:
     else:
         priors = [GaussianPrior.standard(a) for a in arms_list]
     noise_key = "grid.noise_std" if "noise_std" in grid else "noise_std"
-    noises = _as_list(grid.get("noise_std", config.get("noise_std", 1.0)), noise_key)
+    noises = _as_list(grid.get("noise_std", config.get("noise_std", 1.0)))
     noises = [_checked(V.positive, f"{noise_key}[{i}]" if len(noises) > 1 else noise_key,
                        _number(x, noise_key), noise_key) for i, x in enumerate(noises)]
 
@@ -327,6 +328,13 @@ def load_sweep(path) -> Sweep:
 # ---------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=64)
+def _cell(description_json: str) -> Cell:
+    # One Cell (and prior, whose L(H) it caches) per configuration and process: a sweep's
+    # shards of one cell would otherwise recompute L(H), about 60 ms for ten arms, every time.
+    return Cell.from_description(json.loads(description_json))
+
+
 def run_shard(description: dict, first: int, stop: int, n_threads: Optional[int] = None) -> dict:
     """Simulate runs ``first, ..., stop - 1`` of the cell described by ``description`` and
     return the store's columns (the task a Dask worker runs)."""
@@ -334,7 +342,7 @@ def run_shard(description: dict, first: int, stop: int, n_threads: Optional[int]
 
     from .simulation import CensoringWarning, simulate
 
-    cell = Cell.from_description(description)
+    cell = _cell(json.dumps(description, sort_keys=True))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CensoringWarning)  # censoring is a column of the store
