@@ -9,8 +9,9 @@ Layers
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
 - algorithm specifications: :mod:`bai_lib.algorithms` (options, conventions, kernel binding)
 - orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.experiments`,
-  :mod:`bai_lib.trace`; at scale :mod:`bai_lib.sweep` (TOML grids, local or Dask executor) and
-  :mod:`bai_lib.store` (the per-run Parquet store; both need the ``scale`` extra)
+  :mod:`bai_lib.trace`, :mod:`bai_lib.poe` (the PoE by importance sampling near ties); at scale
+  :mod:`bai_lib.sweep` (TOML grids, local or Dask executor) and :mod:`bai_lib.store` (the
+  per-run Parquet store; both need the ``scale`` extra)
 - presentation: :mod:`bai_lib.plotting`; published numbers: :mod:`bai_lib.published`
 - command line: :mod:`bai_lib.cli` (``bai-lib run | sweep | summary``, ``python -m bai_lib``)
 """
