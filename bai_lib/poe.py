@@ -198,6 +198,13 @@ class PoEEstimate:
         Rewards drawn in all runs together (the simulation cost).
     method : str
         ``"importance"`` or ``"plain"``.
+    means : ndarray, shape (n_runs, k)
+        The instance of each run.
+    weights : ndarray, shape (n_runs,)
+        Each run's likelihood ratio ``h(μ)/q(μ)`` (all ones for plain Monte Carlo).
+    errors : ndarray, shape (n_runs,)
+        Each run's error: 0 or 1, or 1/2 at a two-arm indifference stop of Algorithm 1 for
+        importance sampling (module docstring). ``estimate`` is the mean of ``weights * errors``.
     """
 
     estimate: float
@@ -208,6 +215,9 @@ class PoEEstimate:
     n_runs: int
     samples: int
     method: str
+    means: np.ndarray = field(repr=False, compare=False)
+    weights: np.ndarray = field(repr=False, compare=False)
+    errors: np.ndarray = field(repr=False, compare=False)
 
     @property
     def relative_half_width(self) -> float:
@@ -313,12 +323,14 @@ def importance_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_
     run_spec = TwoArmElimination.of(spec) if engine == "two_arm" else spec
     result = simulate(run_spec, prior, sigma, delta, n_runs, seed, means=means,
                       max_samples=max_samples, n_threads=n_threads, progress=progress)
-    values = weights * _run_errors(result, _two_arm_coin(spec, k))
+    errors = _run_errors(result, _two_arm_coin(spec, k))
+    values = weights * errors
     est = float(values.mean())
     se = float(values.std(ddof=1) / math.sqrt(n_runs))
     z = float(norm.ppf(0.5 + level / 2))
     return PoEEstimate(est, se, (max(est - z * se, 0.0), est + z * se), level, delta, n_runs,
-                       int(result.stopping_times.sum()), "importance")
+                       int(result.stopping_times.sum()), "importance", result.means, weights,
+                       errors)
 
 
 def plain_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_runs: int, seed: int,
@@ -346,4 +358,5 @@ def plain_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_runs:
     p = n_err / result.n_runs
     return PoEEstimate(p, math.sqrt(p * (1 - p) / result.n_runs),
                        _clopper_pearson(n_err, result.n_runs, level), level, result.delta,
-                       result.n_runs, int(result.stopping_times.sum()), "plain")
+                       result.n_runs, int(result.stopping_times.sum()), "plain", result.means,
+                       np.ones(result.n_runs), errors)

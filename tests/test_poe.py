@@ -173,13 +173,18 @@ def test_importance_estimate_is_reproducible_whatever_the_threads():
     one = importance_poe(Elimination(), prior, 1.0, 0.2, 50, 3, n_threads=1, progress=False)
     two = importance_poe(Elimination(), prior, 1.0, 0.2, 50, 3, n_threads=2, progress=False)
     assert one == two
+    assert np.array_equal(one.errors, two.errors) and np.array_equal(one.means, two.means)
+    assert math.isclose(one.estimate, float(np.mean(one.weights * one.errors)))
 
 
 def test_certified_and_refuted():
-    est = PoEEstimate(0.001, 0.0001, (0.0008, 0.0012), 0.95, 0.01, 10, 100, "importance")
+    none = np.zeros(0)
+    est = PoEEstimate(0.001, 0.0001, (0.0008, 0.0012), 0.95, 0.01, 10, 100, "importance",
+                      none, none, none)
     assert est.certified and not est.refuted
     assert math.isclose(est.relative_half_width, 0.2)
-    above = PoEEstimate(0.02, 0.001, (0.018, 0.022), 0.95, 0.01, 10, 100, "importance")
+    above = PoEEstimate(0.02, 0.001, (0.018, 0.022), 0.95, 0.01, 10, 100, "importance",
+                        none, none, none)
     assert above.refuted and not above.certified
 
 
