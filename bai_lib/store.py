@@ -213,13 +213,17 @@ class ResultStore:
         """Cell ``config`` as a :class:`~bai_lib.SimulationResult`, the object the chapters
         summarise (the arm means are drawn again from the seed, exactly as :func:`simulate`
         drew them)."""
-        from .simulation import SimulationResult
-        from .sweep import Cell
-
         cells = self.cells()
         if config not in cells:
             raise ValueError(f"config {config!r} is not in store {self.path}")
-        cell = Cell.from_description(cells[config])
+        return self._result(config, cells[config])
+
+    def _result(self, config: str, description: dict):
+        """:meth:`result` for a cell whose description has been read already."""
+        from .simulation import SimulationResult
+        from .sweep import Cell
+
+        cell = Cell.from_description(description)
         gaps = missing_ranges(cell.runs, self.shards(config))
         if gaps:
             raise ValueError(f"config {config}: runs {gaps[0][0]}..{gaps[0][1] - 1} are missing "
@@ -256,7 +260,7 @@ class ResultStore:
         for cid, desc in self.cells().items():
             if missing_ranges(desc["runs"], self.shards(cid)):
                 continue
-            res = self.result(cid)
+            res = self._result(cid, desc)
             rows.append({"config": cid, "algorithm": res.algorithm.label, "k": res.k,
                          "delta": res.delta, "prior": desc["prior_label"], "seed": res.seed,
                          **res.summary(flat=True)})

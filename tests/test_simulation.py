@@ -472,10 +472,11 @@ def test_shards_of_runs_concatenate_to_one_call(algorithm):
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
 @pytest.mark.parametrize("algorithm,prior", [("ttts", "H2"), ("ttucb", "H2"), ("ebtc", "H3"),
                                              ("ttts", "H3"), ("ttucb", "H3"),
-                                             ("elimination", "H3"), ("tas", "H2")])
+                                             ("elimination", "H3"), ("tas", "H2"), ("tas", "H3")])
 def test_simulate_deltas_equals_one_call_per_delta(algorithm, prior):
-    """One trajectory scored at every level (TTTS, TTUCB, EB-TC), or one pass per level (the
-    others): either way each level's result is exactly that of simulate at that delta."""
+    """One trajectory scored at every level (TTTS, TTUCB, EB-TC, Track-and-Stop), or one pass
+    per level (Algorithm 1): either way each level's result is exactly that of simulate at
+    that delta."""
     from bai_lib import simulate_deltas
 
     H = {"H2": H2, "H3": H3}[prior]
@@ -491,7 +492,7 @@ def test_simulate_deltas_equals_one_call_per_delta(algorithm, prior):
                 np.testing.assert_array_equal(getattr(got[d], name), getattr(want, name),
                                               err_msg=f"{name} at delta = {d}")
     # smaller delta, later stop, run by run (one trajectory for the top-two rules)
-    if algorithm in ("ttts", "ttucb", "ebtc"):
+    if algorithm in ("ttts", "ttucb", "ebtc", "tas"):
         taus = np.array([got[d].stopping_times for d in sorted(deltas, reverse=True)])
         assert np.all(np.diff(taus, axis=0) >= 0)
 

@@ -11,11 +11,12 @@ from numba import njit
 
 from .. import _validate as V
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, refill, first_round, glr_check, glr_refresh, observe)
+                       cancel_flag, first_round, glr_beta, glr_check, glr_passes, glr_refresh,
+                       level_records, observe, record_level, record_rest, refill)
 from ..oracle import solve_oracle
-from .base import Algorithm, BoundAlgorithm, gap_cost
+from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
-__all__ = ["TrackAndStop", "track_and_stop_run", "UPDATE_SCHEDULES"]
+__all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run", "UPDATE_SCHEDULES"]
 
 #: ``update`` option -> ``lazy_shift`` of :func:`track_and_stop_run` (0: re-solve every step).
 UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
@@ -23,7 +24,22 @@ UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
 
 @njit(cache=True, nogil=True)
 def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, max_samples, cancel):
-    """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule.
+    """One run of Track-and-Stop: :func:`track_and_stop_levels_run` at one ``δ``.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    out_tau, out_rec, out_code = level_records(1)
+    return track_and_stop_levels_run(state, mu, sigma, np.array([delta]), rule, c_tracking,
+                                     lazy_shift, max_samples, out_tau, out_rec, out_code, cancel)
+
+
+@njit(cache=True, nogil=True)
+def track_and_stop_levels_run(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
+                              max_samples, out_tau, out_rec, out_code, cancel):
+    """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule, scored at
+    every confidence level of ``deltas``.
 
     Each arm is sampled once. Then, at every step ``t`` (samples so far), with ``μ̂`` the
     empirical means and ``B`` the empirical best arm:
@@ -47,9 +63,15 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
     Ties in the argmax/argmin go to the lowest index. Rewards are drawn as in the other kernels
     (a buffer of :data:`bai_lib.kernels.NORMAL_BUFFER` standard normals).
 
+    The sampling rule does not depend on ``δ``, so one trajectory serves every level of
+    ``deltas`` (decreasing), as in :func:`bai_lib.algorithms.top_two.ttts_levels_run`: each
+    level records the first time its test passed, with the empirical best arm then, which is
+    exactly the run at that ``δ`` alone.
+
     Returns
     -------
     tau, recommendation, censored, stop_reason
+        Of the last level; ``out_tau``, ``out_rec``, ``out_code`` hold every level's record.
     """
     k = mu.size
     var = sigma * sigma
@@ -69,13 +91,21 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
     last_best = -1
     t_solve = t
     half_k = 0.5 * k
+    p = 0  # the next level to reach
+    m = deltas.size
     while True:
         if t >= t_next:
-            thr_lo, t_next = glr_refresh(t, delta, rule)
-        best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            return t, np.int64(best), False, STOP_GLR
+            p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            while p < m and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
+                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, STOP_GLR
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
         tie = False
         for j in range(k):
@@ -115,6 +145,7 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
                         arm = j
         if pos == buf.size:
             if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
@@ -169,3 +200,17 @@ class TrackAndStop(Algorithm):
                                       max_samples, cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
+
+    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+        rule = GLR_THRESHOLDS[self.threshold]
+        c_tracking = self.tracking == "C"
+        lazy_shift = UPDATE_SCHEDULES[self.update]
+        sig = noise_stds
+        levels = np.array(deltas, dtype=np.float64)
+
+        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
+            return track_and_stop_levels_run(state, mu, sig, levels, rule, c_tracking,
+                                             lazy_shift, max_samples, out_tau, out_rec,
+                                             out_code, cancel_flag(cancel))
+
+        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
