@@ -65,6 +65,7 @@ __all__ = [
     "observe",
     "level_records",
     "record_level",
+    "record_glr_levels",
     "record_rest",
     "refill",
 ]
@@ -189,6 +190,17 @@ def record_level(p, t, rec, code, out_tau, out_rec, out_code):
     out_rec[p] = rec
     out_code[p] = code
     return p + 1
+
+
+@njit(cache=True, nogil=True)
+def record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code):
+    """Record level ``p``, whose GLR test has just passed at ``t``, and every later level whose
+    test (threshold :func:`glr_beta` at ``deltas[q]``) passes at ``t`` too; return the next
+    level to reach (``deltas.size`` when all are recorded)."""
+    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+    while p < deltas.size and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
+        p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+    return p
 
 
 @njit(cache=True, nogil=True)

@@ -59,13 +59,22 @@ def _reference_walk(state, gap, sigma, delta, d0):
         for z in buf:
             D += gap + math.sqrt(2.0) * sigma * z
             n += 1
-            bound = n * 2.0 * sigma * conf_factor(float(n), log_const)
-            if D >= bound:
-                return 2 * n, 0, STOP_SINGLE_ARM
-            if -D >= bound:
-                return 2 * n, 1, STOP_SINGLE_ARM
-            if n >= n_star:
-                return 2 * n, min(int(uniform(state) * 2.0), 1), STOP_INDIFFERENCE
+            outcome = _difference_rule(state, D, n, sigma, log_const, n_star)
+            if outcome is not None:
+                return outcome
+
+
+def _difference_rule(state, D, n, sigma, log_const, n_star):
+    """Algorithm 1's decision after round ``n`` on two arms from ``D = S_1 - S_2`` alone:
+    ``(tau, recommendation, stop code)``, or ``None`` to go on."""
+    bound = n * 2.0 * sigma * conf_factor(float(n), log_const)
+    if D >= bound:
+        return 2 * n, 0, STOP_SINGLE_ARM
+    if -D >= bound:
+        return 2 * n, 1, STOP_SINGLE_ARM
+    if n >= n_star:
+        return 2 * n, min(int(uniform(state) * 2.0), 1), STOP_INDIFFERENCE
+    return None
 
 
 @pytest.mark.parametrize("gap_factor", [0.0, 0.7, 1.0, 1.3, 4.0])
@@ -95,14 +104,9 @@ def _difference_rule_on_kernel_rewards(state, mu, sigma, delta, d0):
         S += mu + sigma * buf[pos:pos + 2]
         pos += 2
         n += 1
-        bound = n * 2.0 * sigma * conf_factor(float(n), log_const)
-        D = S[0] - S[1]
-        if D >= bound:
-            return 2 * n, 0, STOP_SINGLE_ARM
-        if -D >= bound:
-            return 2 * n, 1, STOP_SINGLE_ARM
-        if n >= n_star:
-            return 2 * n, min(int(uniform(state) * 2.0), 1), STOP_INDIFFERENCE
+        outcome = _difference_rule(state, S[0] - S[1], n, sigma, log_const, n_star)
+        if outcome is not None:
+            return outcome
 
 
 @pytest.mark.parametrize("gap_factor", [0.0, 0.8, 1.0, 1.2, 3.0])

@@ -18,7 +18,7 @@ from .. import _validate as V
 from .._rng import fill_normal, next_u64, std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        argmax, cancel_flag, first_round, glr_beta, glr_check, glr_passes, refill,
-                       glr_refresh, level_records, observe, record_level,
+                       glr_refresh, level_records, observe, record_glr_levels, record_level,
                        record_rest)
 from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_two_cg
 from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
@@ -214,9 +214,7 @@ def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta,
         else:
             best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
-            while p < m and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
-                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, STOP_GLR
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)

@@ -11,8 +11,8 @@ from numba import njit
 
 from .. import _validate as V
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_beta, glr_check, glr_passes, glr_refresh,
-                       level_records, observe, record_level, record_rest, refill)
+                       cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
+                       record_glr_levels, record_rest, refill)
 from ..oracle import solve_oracle
 from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
@@ -98,9 +98,7 @@ def track_and_stop_levels_run(state, mu, sigma, deltas, rule, c_tracking, lazy_s
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
-            while p < m and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
-                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, STOP_GLR
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
