@@ -227,7 +227,12 @@ class PoEEstimate:
 
     @property
     def certified(self) -> bool:
-        """Whether the whole interval lies at or below ``δ`` (PoE ≤ δ at ``level``)."""
+        """Whether the whole interval lies at or below ``δ`` (PoE ≤ δ at ``level``).
+
+        The interval only reflects what the runs saw. Errors too rare to appear in them (for
+        Algorithm 1, a failed confidence bound, probability at most ``π⁴δ²/72`` on any
+        instance) are not in it; a conservative certificate adds their bound to ``ci[1]``.
+        """
         return self.ci[1] <= self.delta
 
     @property
