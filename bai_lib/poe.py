@@ -34,7 +34,7 @@ from typing import Optional
 
 import numpy as np
 from scipy.special import log_ndtr
-from scipy.stats import norm
+from scipy.stats import norm, truncnorm
 
 from . import _validate as V
 from .algorithms import resolve
@@ -86,10 +86,12 @@ class NearTieProposal:
     otherwise a pair ``{i, j}`` is chosen with probability ``L_ij(H) / Σ L`` (Definition 1), a
     centre ``x ~ N(c_ij, s_ij^2)`` with the mean and spread of the pair's tie value at the top,
     a gap ``u ~ Uniform(-half_width, half_width)``, and ``μ_i = x + u/2``, ``μ_j = x - u/2``,
-    the other arms from the prior. The density of the result is
+    the other arms from the prior truncated below ``x`` (so that the pair is the top two, as at
+    a tie of ``L_ij``). The density of the result is
 
     .. math:: q(\\mu) = \\alpha\\, h(\\mu) + (1-\\alpha) \\sum_{i<j} \\pi_{ij}\\,
-              \\varphi_{ij}(x_{ij})\\, r(u_{ij}) \\prod_{s \\ne i,j} h_s(\\mu_s),
+              \\varphi_{ij}(x_{ij})\\, r(u_{ij}) \\prod_{s \\ne i,j}
+              \\frac{h_s(\\mu_s)\\,\\mathbb{1}\\{\\mu_s < x_{ij}\\}}{H_s(x_{ij})},
 
     with ``x_ij = (μ_i + μ_j)/2``, ``u_ij = μ_i - μ_j`` (the change of variables has Jacobian
     1), so the weight ``w = h/q`` is exact and at most ``1/α``. Any ``half_width``, centre and
@@ -157,6 +159,16 @@ class NearTieProposal:
             i, j = self._pairs[which, 0], self._pairs[which, 1]
             means[rows, i] = x + 0.5 * u
             means[rows, j] = x - 0.5 * u
+            if prior.k > 2:
+                # the other arms from the prior truncated below the centre x
+                other = np.ones((m, prior.k), dtype=bool)
+                other[np.arange(m), i] = False
+                other[np.arange(m), j] = False
+                r_idx, s_idx = np.nonzero(other)
+                upper = (x[r_idx] - prior.means[s_idx]) / prior.stds[s_idx]
+                draws = truncnorm.rvs(-np.inf, upper, loc=prior.means[s_idx],
+                                      scale=prior.stds[s_idx], random_state=rng)
+                means[rows[r_idx], s_idx] = draws
         return means, self.weights(means)
 
     def weights(self, means) -> np.ndarray:
@@ -164,13 +176,30 @@ class NearTieProposal:
         mu = np.asarray(means, dtype=float)
         if mu.ndim != 2 or mu.shape[1] != self.prior.k or not np.all(np.isfinite(mu)):
             raise ValueError(f"means must be a finite array of shape (n, {self.prior.k})")
-        log_h = norm.logpdf(mu, self.prior.means, self.prior.stds)
+        rows = max(1, 2_000_000 // (len(self._pairs) * self.prior.k))
+        return np.concatenate([self._weights(mu[a:a + rows])
+                               for a in range(0, mu.shape[0], rows)] or [np.empty(0)])
+
+    def _weights(self, mu: np.ndarray) -> np.ndarray:
+        pm, ps = self.prior.means, self.prior.stds
+        log_h = norm.logpdf(mu, pm, ps)
         i, j = self._pairs[:, 0], self._pairs[:, 1]
-        x = 0.5 * (mu[:, i] + mu[:, j])
+        x = 0.5 * (mu[:, i] + mu[:, j])                     # (n, pairs)
         u = mu[:, i] - mu[:, j]
         log_ratio = (self._log_pi + norm.logpdf(x, self._centres, self._spreads)
                      - math.log(2.0 * self.half_width) - log_h[:, i] - log_h[:, j])
         inside = np.abs(u) <= self.half_width
+        if self.prior.k > 2:
+            # the other arms: prior density truncated below x, i.e. 1{μ_s < x} / H_s(x)
+            log_H = log_ndtr((x[:, :, None] - pm) / ps)      # (n, pairs, k)
+            below = mu[:, None, :] < x[:, :, None]
+            cols = np.arange(len(self._pairs))
+            log_H[:, cols, i] = 0.0
+            log_H[:, cols, j] = 0.0
+            below[:, cols, i] = True
+            below[:, cols, j] = True
+            log_ratio = log_ratio - log_H.sum(axis=2)
+            inside &= below.all(axis=2)
         ratio = np.where(inside, np.exp(np.where(inside, log_ratio, 0.0)), 0.0).sum(axis=1)
         return 1.0 / (self.defensive + (1.0 - self.defensive) * ratio)
 

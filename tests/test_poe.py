@@ -33,8 +33,8 @@ def test_weights_are_the_exact_likelihood_ratio(prior):
     gap = top[:, -1] - top[:, -2]
     for t in (0.01, 0.05, 0.3):
         assert abs(_z(w * (gap <= t), prior.gap_probability(t))) < 4.5
-    # the proposal does over-sample the near ties it is built for
-    assert np.mean(gap <= 0.05) > 5 * prior.gap_probability(0.05)
+    # every draw of the near-tie component is a near tie of the top two arms
+    assert np.mean(gap <= 0.05) > 1 - q.defensive - 0.005
 
 
 def test_weights_are_bounded_and_recomputable():
