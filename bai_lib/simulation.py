@@ -561,7 +561,7 @@ def simulate_deltas(
     ``simulate_deltas(alg, H, σ, [δ_1, δ_2, ...], n, seed)[δ_j]`` holds exactly the arrays of
     ``simulate(alg, H, σ, δ_j, n, seed)`` (wall-clock ``seconds`` aside): the same instances,
     stopping times, recommendations and stop reasons. For an algorithm whose sampling rule does
-    not depend on ``δ`` (TTTS, TTUCB, EB-TC, Track-and-Stop:
+    not depend on ``δ`` (TTTS, TTUCB, EB-TC, Track-and-Stop, a :class:`SamplingRule`:
     :meth:`~bai_lib.algorithms.Algorithm.bind_levels`)
     each run follows **one trajectory** until its stopping test passes at the smallest ``δ``,
     and records along the way the first time the test passes at each larger ``δ``: a whole

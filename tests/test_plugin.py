@@ -67,6 +67,24 @@ def test_a_randomised_plugin_keeps_the_seeding_guarantees():
     assert censored.censored.all() and np.all(censored.stopping_times == 50)
 
 
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+def test_a_plugin_scores_one_trajectory_at_every_delta():
+    """simulate_deltas runs a user's rule once per run and each level equals its own run."""
+    from bai_lib import GaussianPrior, simulate_deltas
+
+    spec, H = SamplingRule(least_sampled_then_random), GaussianPrior.standard(3)
+    deltas = [0.01, 0.3, 0.001]
+    cap = 3000   # low enough that some runs are censored at the smaller deltas
+    got = simulate_deltas(spec, H, 1.0, deltas, 50, 8, max_samples=cap, progress=False)
+    for d in deltas:
+        want = simulate(spec, H, 1.0, d, 50, 8, max_samples=cap, progress=False)
+        for name in ("stopping_times", "recommendations", "censored", "stop_reasons"):
+            np.testing.assert_array_equal(getattr(got[d], name), getattr(want, name))
+    assert got[0.001].censored.any() and not got[0.3].censored.all()
+    taus = np.array([got[d].stopping_times for d in (0.3, 0.01, 0.001)])
+    assert np.all(np.diff(taus, axis=0) >= 0) and np.any(np.diff(taus, axis=0) > 0)
+
+
 def test_plugin_errors_name_what_is_wrong():
     with pytest.raises(ValueError, match="select"):
         SamplingRule(lambda t, N, S, sigma, state: 0)

@@ -38,20 +38,33 @@ from numba import njit
 from .. import _validate as V
 from .._rng import std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, refill, first_round, glr_check, glr_refresh, observe)
-from .base import Algorithm, BoundAlgorithm, gap_cost
+                       cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
+                       record_glr_levels, record_rest, refill)
+from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
-__all__ = ["SamplingRule", "plugin_run", "uniform", "std_normal"]
+__all__ = ["SamplingRule", "plugin_run", "plugin_levels_run", "uniform", "std_normal"]
 
 
 @njit(nogil=True)
 def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
-    """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring).
+    """One run of a user's sampling rule: :func:`plugin_levels_run` at one ``δ``."""
+    out_tau, out_rec, out_code = level_records(1)
+    return plugin_levels_run(state, mu, sigma, select, np.array([delta]), rule, max_samples,
+                             out_tau, out_rec, out_code, cancel)
+
+
+@njit(nogil=True)
+def plugin_levels_run(state, mu, sigma, select, deltas, rule, max_samples, out_tau, out_rec,
+                      out_code, cancel):
+    """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring),
+    scored at every confidence level of ``deltas`` (decreasing).
 
     Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
     (:func:`glr_beta`, code ``rule``) is checked at the empirical best arm, which is recommended
     when it passes; otherwise ``select`` picks the next arm. An arm outside ``0..k-1`` raises
-    ``ValueError``. Not cached on disk: it is compiled once per sampling rule.
+    ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every level, as in
+    :func:`bai_lib.algorithms.top_two.ttts_levels_run`. Not cached on disk: it is compiled once
+    per sampling rule.
     """
     k = mu.size
     var = sigma * sigma
@@ -65,19 +78,26 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
     t = np.int64(k)
     t_next = t
     thr_lo = 0.0
+    p = 0  # the next level to reach
+    m = deltas.size
     while True:
         if t >= t_next:
-            thr_lo, t_next = glr_refresh(t, delta, rule)
-        best, stop = glr_check(mh, v, t, delta, rule, thr_lo)
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            return t, np.int64(best), False, STOP_GLR
+            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, STOP_GLR
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
         arm = select(t, N, S, sigma, state)
         if arm < 0 or arm >= k:
             raise ValueError("the sampling rule returned an arm outside 0..k-1")
         if pos == buf.size:
             if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
@@ -129,3 +149,15 @@ class SamplingRule(Algorithm):
                               cancel_flag(cancel))
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
+
+    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+        rule = GLR_THRESHOLDS[self.threshold]
+        select = self.select
+        sig = noise_stds
+        levels = np.array(deltas, dtype=np.float64)
+
+        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
+            return plugin_levels_run(state, mu, sig, select, levels, rule, max_samples, out_tau,
+                                     out_rec, out_code, cancel_flag(cancel))
+
+        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
