@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _validate as V
 
-__all__ = ["conf_log_term", "conf_width", "indifference_round", "stopping_time_cap"]
+__all__ = ["conf_log_term", "conf_width", "failure_bound", "indifference_round", "stopping_time_cap"]
 
 
 def _check(delta: float, k: int) -> tuple[float, int]:
@@ -97,3 +97,15 @@ def stopping_time_cap(delta: float, delta0: float, k: int, noise_stds=1.0) -> in
     Algorithm 1 reaches the same cap only when no arm is eliminated before ``n*``.
     """
     return V.integer(k, "k", 2) * indifference_round(delta, delta0, k, noise_stds)
+
+
+def failure_bound(delta: float) -> float:
+    """Union bound on the probability that some ``Conf`` interval ever fails: ``π⁴δ²/72``.
+
+    On any instance, arm ``i`` after ``n`` pulls has ``P(|μ̂_i - μ_i| > Conf) <= exp(-t²/2)``
+    with ``t²/2`` the log term of :func:`conf_log_term`, i.e. ``δ²π²/(12 K n²)``. Summing over
+    ``n >= 1`` (``Σ 1/n² = π²/6``) and the ``K`` arms gives ``π⁴δ²/72 ≈ 1.35 δ²``, whatever
+    ``K``. The paper's lemma on this event states ``δ²``.
+    """
+    d = V.open_unit(delta, "delta")
+    return math.pi**4 * d * d / 72.0

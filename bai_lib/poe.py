@@ -259,8 +259,9 @@ class PoEEstimate:
         """Whether the whole interval lies at or below ``δ`` (PoE ≤ δ at ``level``).
 
         The interval only reflects what the runs saw. Errors too rare to appear in them (for
-        Algorithm 1, a failed confidence bound, probability at most ``π⁴δ²/72`` on any
-        instance) are not in it; a conservative certificate adds their bound to ``ci[1]``.
+        Algorithm 1, a failed confidence bound, probability at most
+        :func:`bai_lib.confidence.failure_bound` on any instance) are not in it; a conservative
+        certificate adds their bound to ``ci[1]``.
         """
         return self.ci[1] <= self.delta
 
@@ -270,8 +271,12 @@ class PoEEstimate:
         return self.ci[0] > self.delta
 
 
-def _check_level(level) -> float:
-    return V.open_unit(level, "level")
+def _elimination_cap(spec, prior: GaussianPrior, sigma: np.ndarray, delta: float):
+    """The largest stopping time ``k n*`` of Algorithm 1 or NoElim with a common noise level
+    (no run is censored below it); ``None`` (the algorithm's default) otherwise."""
+    if not isinstance(spec, Elimination) or not np.all(sigma == sigma[0]):
+        return None
+    return stopping_time_cap(delta, spec.resolve_delta0(prior, delta), prior.k, float(sigma[0]))
 
 
 def _run_errors(result, rao_blackwell: bool) -> np.ndarray:
@@ -333,7 +338,7 @@ def importance_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_
         raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
     delta = V.confidence_level(delta)
     n_runs = V.integer(n_runs, "n_runs", 2)
-    level = _check_level(level)
+    level = V.open_unit(level, "level")
     engine = V.choice(engine, ("auto", "general", "two_arm"), "engine")
     k = prior.k
     sigma = V.noise_stds(noise_stds, k)
@@ -349,9 +354,8 @@ def importance_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_
         if not is_elim:
             raise ValueError(f"half_width: give the gap scale of the near ties for {spec.label}")
         half_width = HALF_WIDTH_FACTOR * spec.resolve_delta0(prior, delta)
-    if max_samples is None and is_elim:
-        d0 = spec.resolve_delta0(prior, delta)
-        max_samples = stopping_time_cap(delta, d0, k, float(sigma[0])) if equal_noise else None
+    if max_samples is None:
+        max_samples = _elimination_cap(spec, prior, sigma, delta)
     proposal = NearTieProposal(prior, half_width, defensive)
     means, weights = proposal.sample(seed, n_runs)
     run_spec = TwoArmElimination.of(spec) if engine == "two_arm" else spec
@@ -378,13 +382,10 @@ def plain_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_runs:
     spec = resolve(algorithm)
     if not isinstance(prior, GaussianPrior):
         raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
-    level = _check_level(level)
-    if max_samples is None and isinstance(spec, Elimination):
-        sigma = V.noise_stds(noise_stds, prior.k)
-        if np.all(sigma == sigma[0]):
-            max_samples = stopping_time_cap(V.confidence_level(delta),
-                                            spec.resolve_delta0(prior, delta), prior.k,
-                                            float(sigma[0]))
+    level = V.open_unit(level, "level")
+    if max_samples is None:
+        max_samples = _elimination_cap(spec, prior, V.noise_stds(noise_stds, prior.k),
+                                       V.confidence_level(delta))
     result = simulate(spec, prior, noise_stds, delta, n_runs, seed, max_samples=max_samples,
                       n_threads=n_threads, progress=progress)
     errors = _run_errors(result, False)

@@ -105,7 +105,6 @@ def table1_profile(n_runs, n_threads, seed, own_rate):
           "round's bookkeeping (means, bounds, elimination check)")
 
 
-
 def two_arm_walk(repeats=3):
     """Algorithm 1 on an exact tie of two arms (delta = 0.01): general kernel vs two-arm walk.
 

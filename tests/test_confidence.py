@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from bai_lib import GaussianPrior, delta0
-from bai_lib.confidence import conf_width, indifference_round, stopping_time_cap
+from bai_lib.confidence import (conf_log_term, conf_width, failure_bound, indifference_round,
+                                stopping_time_cap)
 
 
 def test_conf_width_formula():
@@ -75,3 +76,14 @@ def test_common_noise_level_is_named_noise_stds_everywhere():
         indifference_round(0.1, 0.05, 2, [1.0, 2.0])
     with pytest.raises(ValueError, match="noise_stds"):
         stopping_time_cap(0.1, 0.05, 2, "1.0")
+
+
+def test_failure_bound_is_the_sum_of_the_per_round_tail_bounds():
+    """exp(-t²/2) at Conf's t, summed over rounds (to 10⁶, plus the tail 1/n) and over K arms."""
+    for delta, k in ((0.1, 2), (0.01, 10)):
+        n = np.arange(1, 10**6 + 1, dtype=float)
+        tail = math.pi**2 * delta**2 / (12 * k) / 1e6    # Σ_{n > 10⁶} of the same terms
+        per_arm = np.exp(-conf_log_term(n, delta, k)).sum() + tail
+        assert math.isclose(failure_bound(delta), k * per_arm, rel_tol=1e-6)
+    with pytest.raises(ValueError, match="delta"):
+        failure_bound(1.0)
