@@ -12,11 +12,12 @@ export BAI_LIB_PROGRESS := 0
 NB ?=
 REFRESH_TIMINGS ?=
 
-.PHONY: help venv book test unit nbval reproduce bench bench-sweep lock screenshots clean
+.PHONY: help venv book test unit nbval lab reproduce bench bench-sweep lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
 	@echo "make test       unit tests + nbval over every notebook + hygiene + warning-free book build"
+	@echo "make lab        JupyterLab on the chapters (notebooks/*.md open as notebooks through Jupytext)"
 	@echo "make reproduce  re-execute every notebook from its .md source (writes notebooks/ and results/),"
 	@echo "                then rebuild the book; NB=NN_name for some chapters only, REFRESH_TIMINGS=1"
 	@echo "                to store new wall-clock measurements (kept by default when unchanged)"
@@ -37,21 +38,22 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
+# conftest.py adds the nbval settings (current environment, nbval_sanitize.cfg), sends the
+# notebooks' CSVs to a temporary directory and ends with the check against results/.
 test: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks --nbval --nbval-current-env \
-		--nbval-sanitize-with nbval_sanitize.cfg
+	$(BIN)/python -m pytest tests notebooks --nbval
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests
 
-# The notebooks write their CSVs into a temporary directory (BAI_LIB_RESULTS_DIR), never into
-# results/; the check afterwards compares them with results/. (`make test` does the same through
-# tests/conftest.py.)
+# The notebooks alone: the same guarantees as `make test` (see conftest.py), also for the plain
+# `pytest --nbval notebooks` in an activated environment.
 nbval: $(STAMP)
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	BAI_LIB_RESULTS_DIR=$$tmp $(BIN)/python -m pytest notebooks --nbval --nbval-current-env \
-		--nbval-sanitize-with nbval_sanitize.cfg && \
-	$(BIN)/python scripts/execute_notebooks.py --check-results $$tmp
+	$(BIN)/python -m pytest notebooks --nbval
+
+# Progress bars back to their default (on in a kernel); every other target turns them off.
+lab: $(STAMP)
+	env -u BAI_LIB_PROGRESS $(BIN)/jupyter lab notebooks
 
 reproduce: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py $(if $(filter 1 yes true,$(REFRESH_TIMINGS)),--refresh-timings) $(NB)
