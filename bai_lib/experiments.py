@@ -14,14 +14,15 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from . import published
 from . import _validate as V
-from .algorithms import Elimination, resolve
+from .algorithms import Algorithm, Elimination, resolve
 from .priors import GaussianPrior
 
 __all__ = [
@@ -54,7 +55,7 @@ def run_experiment(
     *,
     seed: int = DEFAULT_SEED,
     n_runs: int | None = None,
-    algorithms=None,
+    algorithms: Sequence[Algorithm | str] | Mapping[str, Algorithm | str] | None = None,
     delta0_factor: float | None = None,
     max_samples: int = 10**9,
     progress: bool | None = None,
@@ -197,8 +198,9 @@ class InstanceSets:
         return getattr(self, statistic)
 
 
-def instance_sets(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_sets: int,
-                  set_size: int, seed: int, **simulate_options) -> InstanceSets:
+def instance_sets(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: ArrayLike,
+                  delta: float, n_sets: int, set_size: int, seed: int,
+                  **simulate_options: Any) -> InstanceSets:
     """Run ``n_sets`` independent sets of ``set_size`` instances and summarise each set.
 
     The sets are consecutive blocks of one :func:`bai_lib.simulate` call with ``n_sets *
@@ -246,7 +248,7 @@ def heterogeneous_setting(seed: int, k: int = 10) -> tuple[GaussianPrior, np.nda
     return GaussianPrior(m, xi), sigma
 
 
-def empirical_percentile(value: float, sample) -> float:
+def empirical_percentile(value: float, sample: ArrayLike) -> float:
     """Mid-rank percentile of ``value`` in ``sample``: ``100 (#{x < v} + #{x = v}/2) / n``."""
     x = np.asarray(sample, dtype=float)
     if x.ndim != 1 or x.size == 0:
@@ -272,7 +274,7 @@ def error_counts_fisher_p(errors_a: int, errors_b: int, n_a: int, n_b: int | Non
     return float(stats.fisher_exact(table)[1])
 
 
-def top_two_gap(means) -> np.ndarray:
+def top_two_gap(means: ArrayLike) -> np.ndarray:
     """Gap ``μ_(1) − μ_(2)`` between the best and the second-best arm of each run (rows of ``means``)."""
     m = np.asarray(means, dtype=float)
     if m.ndim != 2 or m.shape[1] < 2:
@@ -296,7 +298,7 @@ def running_mean(x: np.ndarray) -> np.ndarray:
     return np.cumsum(x) / np.arange(1, x.size + 1)
 
 
-def hill_tail_index(x, m: int) -> tuple[float, float]:
+def hill_tail_index(x: ArrayLike, m: int) -> tuple[float, float]:
     """Hill's estimate of the tail index ``α`` of ``P(X > x) ∝ x^-α`` from the ``m`` largest values.
 
     ``α̂ = 1 / mean(log(X_(i) / X_(m+1)))`` over the ``m`` largest order statistics ``X_(i)``
@@ -321,8 +323,8 @@ def hill_tail_index(x, m: int) -> tuple[float, float]:
     return float(alpha), float(alpha / math.sqrt(m))
 
 
-def delta_rows(results: Mapping, truncations=(10**4, 10**6), min_errors_budget: float = 20.0
-               ) -> list[dict]:
+def delta_rows(results: Mapping, truncations: Sequence[int] = (10**4, 10**6),
+               min_errors_budget: float = 20.0) -> list[dict]:
     """One row per confidence level of ``{δ: SimulationResult}`` (:func:`bai_lib.simulate_deltas`).
 
     Keys: ``delta``; ``n_runs``; ``n_censored``; ``median``, ``q90``, ``q99`` (order
@@ -355,11 +357,17 @@ def delta_rows(results: Mapping, truncations=(10**4, 10**6), min_errors_budget: 
     return rows
 
 
-def loglog_slope(x, y) -> tuple[float, float, float]:
+def loglog_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float, float]:
     """Least-squares line through ``(log x, log y)``: ``(slope, intercept, slope standard error)``.
 
     Used for every power-law check of the book (``τ ∝ gap^-2``, CCDF tails ``∝ x^-1/2``,
-    frontiers ``∝ N^-1``).
+    frontiers ``∝ N^-1``). The standard error is the usual ``sqrt(RSS / (n - 2) / Sxx)``
+    (``numpy.polyfit(..., cov=True)``'s).
+
+    The fit is computed in closed form about the means, with ``math.log`` and exactly rounded
+    sums (``math.fsum``), not by a LAPACK least-squares solver: the result is the same to the last
+    bit on every machine, whichever BLAS kernels or SIMD paths it selects, so the numbers the
+    chapters glue from it reproduce exactly.
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -367,9 +375,18 @@ def loglog_slope(x, y) -> tuple[float, float, float]:
         raise ValueError("x and y must be 1-D arrays of the same length >= 3")
     if not (np.all(np.isfinite(x) & (x > 0)) and np.all(np.isfinite(y) & (y > 0))):
         raise ValueError("x and y must be finite and positive")
-    lx, ly = np.log(x), np.log(y)
-    (slope, intercept), cov = np.polyfit(lx, ly, 1, cov=True)
-    return float(slope), float(intercept), float(np.sqrt(cov[0, 0]))
+    lx = [math.log(v) for v in x.tolist()]
+    ly = [math.log(v) for v in y.tolist()]
+    n = len(lx)
+    mx, my = math.fsum(lx) / n, math.fsum(ly) / n
+    dx = [v - mx for v in lx]
+    dy = [v - my for v in ly]
+    sxx = math.fsum(a * a for a in dx)
+    if sxx == 0.0:
+        raise ValueError("x must not be constant: the slope is undefined")
+    slope = math.fsum(a * b for a, b in zip(dx, dy)) / sxx
+    rss = math.fsum((b - slope * a) ** 2 for a, b in zip(dx, dy))
+    return slope, my - slope * mx, math.sqrt(rss / (n - 2) / sxx)
 
 
 def _fmt(v) -> str:

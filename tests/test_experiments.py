@@ -72,6 +72,34 @@ def test_loglog_slope_recovers_a_power_law():
         loglog_slope([1.0, 2.0, -1.0], [1.0, 2.0, 3.0])
 
 
+def test_loglog_slope_is_the_exact_least_squares_line_of_the_logs():
+    """Against exact rational arithmetic on the same float logs: within a few ulps, so the fit
+    does not depend on a LAPACK solver (whose kernels differ between machines)."""
+    import math
+    from fractions import Fraction
+
+    from bai_lib.experiments import loglog_slope
+
+    rng = np.random.default_rng(3)
+    for n in (3, 17, 400):
+        x = np.geomspace(1e-4, 2.0, n) * np.exp(rng.normal(0, 0.05, n))
+        y = 0.7 * x**-0.5 * np.exp(rng.normal(0, 0.4, n))
+        lx = [Fraction(math.log(v)) for v in x.tolist()]
+        ly = [Fraction(math.log(v)) for v in y.tolist()]
+        mx, my = sum(lx) / n, sum(ly) / n
+        sxx = sum((a - mx) ** 2 for a in lx)
+        exact = sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sxx
+        icept = my - exact * mx
+        rss = sum((b - my - exact * (a - mx)) ** 2 for a, b in zip(lx, ly))
+        se = math.sqrt(float(rss / (n - 2) / sxx))
+        slope, intercept, se_got = loglog_slope(x, y)
+        assert abs(slope - float(exact)) <= 4 * math.ulp(float(exact)), (n, slope, float(exact))
+        assert abs(intercept - float(icept)) <= 1e-13 * max(1.0, abs(float(icept)))
+        assert se_got == pytest.approx(se, rel=1e-12)
+    with pytest.raises(ValueError, match="constant"):
+        loglog_slope([2.0, 2.0, 2.0], [1.0, 2.0, 3.0])
+
+
 def test_instance_sets_are_blocks_of_one_seed():
     from bai_lib import GaussianPrior, simulate
     from bai_lib.experiments import instance_sets
