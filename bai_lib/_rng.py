@@ -181,7 +181,7 @@ def next_u64(state):
 
 
 @njit(cache=True, nogil=True)
-def uniform(state):
+def uniform(state: np.ndarray) -> float:
     """Uniform double in ``[0, 1)`` with 53 random bits."""
     return float(next_u64(state) >> _U64_11) * _TWO_M53
 
@@ -224,7 +224,7 @@ def _normal_from_bits(state, bits):
 
 
 @njit(cache=True, nogil=True)
-def std_normal(state):
+def std_normal(state: np.ndarray) -> float:
     """Standard normal variate (256-layer ziggurat).
 
     One 64-bit word supplies the layer (bits 0-7), the sign (bit 8) and a
@@ -235,11 +235,11 @@ def std_normal(state):
 
 
 @njit(cache=True, nogil=True)
-def fill_normal(state, out):
+def fill_normal(state: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out`` (float64 array) with standard normal variates.
 
     Produces exactly the values of ``len(out)`` successive calls of
-    :func:`std_normal`, but keeps the generator state in registers on the
+    :func:`~bai_lib.algorithms.plugin.std_normal`, but keeps the generator state in registers on the
     fast path (about twice as fast).
     """
     s0 = state[0]

@@ -29,7 +29,7 @@ For two arms the gap :math:`g = \\mu_1 - \\mu_2` is, under the prior,
 from __future__ import annotations
 
 import math
-from typing import Literal, Union
+from typing import Literal, Optional, Union
 
 import numpy as np
 from scipy import integrate, optimize, special
@@ -201,7 +201,7 @@ def _corollary1_numerator(delta: float, form: str) -> float:
 def frequentist_lower_bound(
     gap: ArrayLike,
     delta: float,
-    noise_stds=1.0,
+    noise_stds: ArrayLike = 1.0,
     *,
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
@@ -297,7 +297,7 @@ def truncated_bayes_lower_bound(
     prior: GaussianPrior,
     delta: float,
     cutoff: float,
-    noise_stds=1.0,
+    noise_stds: ArrayLike = 1.0,
     *,
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
@@ -309,8 +309,9 @@ def truncated_bayes_lower_bound(
     .. math::
         E_{\\mu\\sim H}[\\tau] \\ \\ge\\ \\int_{|g| \\ge \\varepsilon}
         c\\,\\sigma^2 \\frac{d(\\delta, 1-\\delta)}{g^2}\\, h_g(g)\\, dg,
-        \\qquad g = \\mu_1 - \\mu_2 \\sim N(m_1 - m_2, \\xi_1^2 + \\xi_2^2),
 
+    with :math:`h_g` the density of the gap
+    :math:`g = \\mu_1 - \\mu_2 \\sim N(m_1 - m_2, \\xi_1^2 + \\xi_2^2)`
     (see :func:`frequentist_lower_bound` for ``form``, ``constant`` and the role of σ).
     As :math:`\\varepsilon \\to 0` the right-hand side behaves like
     :math:`2 h_g(0)\\, c\\,\\sigma^2 d(\\delta,1-\\delta)/\\varepsilon
@@ -527,7 +528,7 @@ def d1_threshold(prior: GaussianPrior, stds: ArrayLike) -> float:
 
 def delta_L(
     prior: GaussianPrior,
-    noise_stds: ArrayLike | None = None,
+    noise_stds: Optional[ArrayLike] = None,
     *,
     ratio_lemma_stds: Literal["prior", "noise"] = "prior",
 ) -> float:

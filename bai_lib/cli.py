@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import Optional
 
 __all__ = ["main"]
 
@@ -95,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("summary", help="print the table of a result store",
                        description="One row per complete configuration of STORE: stopping-time "
-                       "statistics, error rate with its 95%% Clopper-Pearson interval, censored "
+                       "statistics, error rate with its 95% Clopper-Pearson interval, censored "
                        "runs. Incomplete configurations are listed on stderr.")
     m.add_argument("store", metavar="STORE")
     m.add_argument("--format", choices=("text", "csv", "markdown"), default="text")
@@ -135,7 +137,7 @@ def _run_config(args) -> dict:
     return cfg
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``bai-lib`` and ``python -m bai_lib``; returns the exit status."""
     args = _parser().parse_args(argv)
     try:

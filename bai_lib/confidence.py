@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _validate as V
 
@@ -27,7 +28,7 @@ def _check(delta: float, k: int) -> tuple[float, int]:
     return V.open_unit(delta, "delta"), V.integer(k, "k", 2)
 
 
-def conf_log_term(n, delta: float, k: int):
+def conf_log_term(n: ArrayLike, delta: float, k: int) -> float | np.ndarray:
     """The logarithm inside ``Conf``: :math:`\\log(6n^2 / ((\\delta^2/(2K))\\pi^2))` (vectorised)."""
     delta, k = _check(delta, k)
     n_arr = np.asarray(n, dtype=float)
@@ -37,7 +38,7 @@ def conf_log_term(n, delta: float, k: int):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def conf_width(n, noise_stds, delta: float, k: int):
+def conf_width(n: ArrayLike, noise_stds: ArrayLike, delta: float, k: int) -> float | np.ndarray:
     """``Conf(i, t)`` of Section 5 for ``N_i(t) = n`` pulls (vectorised over ``n``).
 
     Parameters
@@ -58,7 +59,7 @@ def conf_width(n, noise_stds, delta: float, k: int):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def indifference_round(delta: float, delta0: float, k: int, noise_stds=1.0) -> int:
+def indifference_round(delta: float, delta0: float, k: int, noise_stds: ArrayLike = 1.0) -> int:
     """Smallest round ``n*`` with ``2 Conf(n*) ≤ Δ0`` (equal noise ``σ`` on all arms).
 
     ``2 Conf(n)`` is decreasing for ``n >= 1`` once the log term exceeds 1, which holds
@@ -90,7 +91,7 @@ def indifference_round(delta: float, delta0: float, k: int, noise_stds=1.0) -> i
     return hi
 
 
-def stopping_time_cap(delta: float, delta0: float, k: int, noise_stds=1.0) -> int:
+def stopping_time_cap(delta: float, delta0: float, k: int, noise_stds: ArrayLike = 1.0) -> int:
     """Largest possible stopping time ``k n*`` of Algorithm 1 and NoElim (equal noise).
 
     NoElim pulls all ``k`` arms every round and stops at round ``n*`` at the latest;

@@ -9,7 +9,10 @@ imported only when a table is built, so the core library does not depend on it.
 from __future__ import annotations
 
 import math
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+
+if TYPE_CHECKING:  # pandas is imported only when a table is built
+    import pandas as pd
 
 __all__ = ["count", "rate", "interval", "number", "table"]
 
@@ -25,7 +28,7 @@ def _finite(x, name="value"):
     return x
 
 
-def count(x) -> str:
+def count(x: float) -> str:
     """A count or a number of samples: ``12,352`` below one million, ``1.13 million`` above.
 
     Non-integers below one million keep three significant digits (``1,235.6`` → ``1,236``);
@@ -43,7 +46,7 @@ def count(x) -> str:
     return f"{v:.3g}"
 
 
-def number(x, digits: int = 3) -> str:
+def number(x: float, digits: int = 3) -> str:
     """A real number with ``digits`` significant digits and no e-notation (``0.000123``)."""
     v = _finite(x)
     if v is None:
@@ -56,7 +59,7 @@ def number(x, digits: int = 3) -> str:
     return f"{v:,.{decimals}f}"
 
 
-def rate(x, digits: int = 1) -> str:
+def rate(x: float, digits: int = 1) -> str:
     """A fraction as a percentage: ``0.016`` → ``1.6%``; ``nan`` gives ``"–"``."""
     v = _finite(x)
     if v is None:
@@ -64,14 +67,15 @@ def rate(x, digits: int = 1) -> str:
     return f"{100 * v:.{digits}f}%"
 
 
-def interval(lo, hi, fmt: Callable[[float], str] = number) -> str:
+def interval(lo: float, hi: float, fmt: Callable[[float], str] = number) -> str:
     """``[lo, hi]`` with both ends formatted by ``fmt`` (``"–"`` if either end is ``nan``)."""
     if _finite(lo) is None or _finite(hi) is None:
         return "–"
     return f"[{fmt(lo)}, {fmt(hi)}]"
 
 
-def table(rows: Sequence[Mapping], columns: Mapping[str, tuple], index: str | None = None):
+def table(rows: Sequence[Mapping], columns: Mapping[str, tuple],
+          index: str | None = None) -> pd.DataFrame:
     """A DataFrame of formatted strings.
 
     Parameters

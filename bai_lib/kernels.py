@@ -39,6 +39,7 @@ of the direct implementation.  See each docstring for the bound used.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 from numba import njit
@@ -97,7 +98,7 @@ NORMAL_BUFFER = 512
 GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
 
 
-def cancel_flag(cancel=None) -> np.ndarray:
+def cancel_flag(cancel: Optional[np.ndarray] = None) -> np.ndarray:
     """The cancellation flag a simulator reads: ``cancel`` itself, or a new lowered flag.
 
     Parameters
@@ -118,7 +119,7 @@ def cancel_flag(cancel=None) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def glr_beta(t, delta, rule):
+def glr_beta(t: float, delta: float, rule: int) -> float:
     """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``."""
     if rule == 0:
         return math.log(t / delta)
@@ -126,7 +127,7 @@ def glr_beta(t, delta, rule):
 
 
 @njit(cache=True, nogil=True)
-def glr_passes(mh, v, best, c):
+def glr_passes(mh: np.ndarray, v: np.ndarray, best: int, c: float) -> bool:
     """Whether ``(mh[best] - mh[j])² >= c (v[best] + v[j])`` for every ``j != best``.
 
     With ``v_i = σ_i²/N_i`` and ``c = 2β`` this is the Gaussian GLR (Chernoff) test
@@ -179,7 +180,8 @@ def level_records(m):
 
 
 @njit(cache=True, nogil=True)
-def record_level(p, t, rec, code, out_tau, out_rec, out_code):
+def record_level(p: int, t: int, rec: int, code: int, out_tau: np.ndarray, out_rec: np.ndarray,
+                 out_code: np.ndarray) -> int:
     """Record level ``p`` of a run scored at several confidence levels; return ``p + 1``.
 
     Simulators whose sampling rule does not depend on ``δ`` follow one trajectory and record,

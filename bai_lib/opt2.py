@@ -32,7 +32,7 @@ __all__ = ["allocation", "budget_and_poe", "Solution", "solve", "Frontier", "fro
            "budget_for_poe", "uniform_allocation_poe", "poe_lower_bound", "large_budget_poe"]
 
 
-def allocation(gap: ArrayLike, lam: float, noise_stds=1.0) -> Union[float, np.ndarray]:
+def allocation(gap: ArrayLike, lam: float, noise_stds: ArrayLike = 1.0) -> Union[float, np.ndarray]:
     """Optimal relaxed allocation :math:`\\tilde n^*(\\mu)` of (Opt2) for a multiplier λ.
 
     With :math:`a(\\mu) = (\\mu_1 - \\mu_2)^2/(2\\sigma^2)`, stationarity of the Lagrangian
@@ -112,7 +112,8 @@ def _integrals(loc: float, scale: float, g0: float, sigma: float) -> tuple[float
     return float(budget), float(min(objective, 1.0))
 
 
-def budget_and_poe(prior: GaussianPrior, lam: float, noise_stds=1.0) -> tuple[float, float]:
+def budget_and_poe(prior: GaussianPrior, lam: float,
+                   noise_stds: ArrayLike = 1.0) -> tuple[float, float]:
     """Budget used and objective of the KKT allocation :func:`allocation` for a given λ.
 
     Returns :math:`(\\int \\tilde n^*_\\lambda\\, dH,\\ \\int e^{-a\\tilde n^*_\\lambda} dH)`
@@ -180,7 +181,7 @@ def _check_budget(budget) -> float:
     return _check_positive(budget, "budget")
 
 
-def solve(prior: GaussianPrior, budget: float, noise_stds=1.0) -> Solution:
+def solve(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> Solution:
     """Solve the relaxed lower-bound problem (Opt2) of Section 4 for two arms.
 
     .. math::
@@ -259,14 +260,24 @@ def solve(prior: GaussianPrior, budget: float, noise_stds=1.0) -> Solution:
 
 
 class Frontier(NamedTuple):
-    """Arrays of the (Opt2) frontier, see :func:`frontier`."""
+    """Arrays of the (Opt2) frontier, see :func:`frontier`.
+
+    Attributes
+    ----------
+    budgets : ndarray
+        The expected budgets :math:`N`.
+    min_expected_poe : ndarray
+        The optimal value :math:`V` of (Opt2) at each budget.
+    lam : ndarray
+        The Lagrange multiplier λ at each budget.
+    """
 
     budgets: np.ndarray
     min_expected_poe: np.ndarray
     lam: np.ndarray
 
 
-def frontier(prior: GaussianPrior, budgets: ArrayLike, noise_stds=1.0) -> Frontier:
+def frontier(prior: GaussianPrior, budgets: ArrayLike, noise_stds: ArrayLike = 1.0) -> Frontier:
     """Minimal expected PoE of (Opt2) as a function of the expected budget.
 
     Parameters
@@ -295,7 +306,7 @@ def frontier(prior: GaussianPrior, budgets: ArrayLike, noise_stds=1.0) -> Fronti
     )
 
 
-def budget_for_poe(prior: GaussianPrior, target: float, noise_stds=1.0) -> float:
+def budget_for_poe(prior: GaussianPrior, target: float, noise_stds: ArrayLike = 1.0) -> float:
     """Smallest expected budget :math:`N` at which the (Opt2) optimum reaches ``target``.
 
     Inverts :func:`frontier`: solves :math:`V(N) = \\text{target}` by Brent's method on
@@ -328,7 +339,8 @@ def budget_for_poe(prior: GaussianPrior, target: float, noise_stds=1.0) -> float
     return float(math.exp(optimize.brentq(f, lo, hi, xtol=1e-12)))
 
 
-def uniform_allocation_poe(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
+def uniform_allocation_poe(prior: GaussianPrior, budget: float,
+                           noise_stds: ArrayLike = 1.0) -> float:
     """Objective of (Opt2) for the constant allocation :math:`\\tilde n \\equiv N`.
 
     With :math:`g \\sim N(\\bar m, s^2)` and :math:`c = N/(2\\sigma^2)`,
@@ -359,7 +371,7 @@ def uniform_allocation_poe(prior: GaussianPrior, budget: float, noise_stds=1.0) 
     return float(math.exp(-c * loc**2 / den) / math.sqrt(den))
 
 
-def poe_lower_bound(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
+def poe_lower_bound(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> float:
     """PoE lower bound :math:`V/2.4` implied by (Opt2) (sketch of Theorem 2, Section 4).
 
     In Section 4, Eq. (modified transportation lemma) gives
@@ -391,7 +403,7 @@ def poe_lower_bound(prior: GaussianPrior, budget: float, noise_stds=1.0) -> floa
     return solve(prior, budget, noise_stds).min_expected_poe / KAUFMANN_CONSTANT
 
 
-def large_budget_poe(prior: GaussianPrior, budget: float, noise_stds=1.0) -> float:
+def large_budget_poe(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> float:
     """Large-budget asymptote :math:`8\\sigma^2 L(H)^2 / N` of the (Opt2) value.
 
     For small :math:`g_0`, the budget used is :math:`\\approx 4\\sigma^2 f(0)/g_0` and the

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from . import _validate as V
 from .kernels import GLR_THRESHOLDS, glr_beta
@@ -41,7 +42,8 @@ __all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle"]
 
 
 @njit(cache=True, nogil=True)
-def solve_oracle(mu, var, best, w, u_guess):
+def solve_oracle(mu: np.ndarray, var: np.ndarray, best: int, w: np.ndarray,
+                 u_guess: float) -> tuple[float, float]:
     """Optimal weights for means ``mu`` and variances ``var`` with best arm ``best``.
 
     Writes ``w*`` into ``w`` and returns ``(T_star, u)``; pass ``u`` back as ``u_guess`` to
@@ -143,7 +145,7 @@ def _instance(means, noise_stds):
     return mu, var, best
 
 
-def allocation_time(means, noise_stds, weights):
+def allocation_time(means: ArrayLike, noise_stds: ArrayLike, weights: ArrayLike) -> float:
     """``T(w, μ)``: the characteristic time of the fixed allocation ``w``.
 
     .. math:: T(w, \\mu)^{-1} = \\min_{j \\ne 1}
@@ -156,7 +158,7 @@ def allocation_time(means, noise_stds, weights):
     Parameters
     ----------
     means, noise_stds
-        As for :func:`characteristic_time`.
+        As for :func:`~bai_lib.characteristic_time`.
     weights : array_like, shape (k,)
         Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
     """
@@ -177,7 +179,7 @@ def allocation_time(means, noise_stds, weights):
     return float(1.0 / cost.min())
 
 
-def characteristic_time(means, noise_stds=1.0):
+def characteristic_time(means: ArrayLike, noise_stds: ArrayLike = 1.0) -> tuple[float, np.ndarray]:
     """``(T_star, w_star)``: the characteristic time and optimal allocation of a Gaussian bandit.
 
     Parameters
@@ -202,7 +204,7 @@ def characteristic_time(means, noise_stds=1.0):
     return float(t_star), w
 
 
-def glr_time(T, delta, threshold="chernoff"):
+def glr_time(T: float, delta: float, threshold: str = "chernoff") -> float:
     """The fixed point of ``t = T β(t, δ)``: when a rule with characteristic time ``T`` stops.
 
     A rule that samples in proportions with :math:`T(w, \\mu) = T` makes the GLR statistic grow
@@ -214,7 +216,8 @@ def glr_time(T, delta, threshold="chernoff"):
     Parameters
     ----------
     T : float
-        Characteristic time ``T(w, μ) > 0`` (:func:`allocation_time`, :func:`characteristic_time`).
+        Characteristic time ``T(w, μ) > 0`` (:func:`allocation_time`,
+        :func:`~bai_lib.characteristic_time`).
     delta : float
         Confidence level in ``(0, 1)``.
     threshold : {"chernoff", "gk2016"}

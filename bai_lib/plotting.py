@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from .algorithms import ALGORITHMS
 
@@ -30,7 +33,7 @@ ARM_COLORS: tuple[str, ...] = ("#1b6ca8", "#d1495b", "#edae49", "#66a182", "#7a5
 #: Light-to-dark sequence for a family of curves indexed by a parameter (e.g. budgets).
 SHADES: tuple[str, ...] = ("#9ecae1", "#3182bd", "#08306b")
 
-#: Display names used in legends and tables: each registered algorithm's ``short_label``.
+#: Display names used in legends and tables, each registered algorithm's ``short_label``.
 LABELS: dict[str, str] = {name: cls.short_label for name, cls in ALGORITHMS.items()}
 
 _RC = {
@@ -55,7 +58,8 @@ def use_style() -> None:
     mpl.rcParams.update(_RC)
 
 
-def figure(ncols: int = 1, nrows: int = 1, width: float | None = None, height: float | None = None):
+def figure(ncols: int = 1, nrows: int = 1, width: float | None = None,
+           height: float | None = None) -> tuple[Figure, Axes | np.ndarray]:
     """Create a figure with the book's style and return ``(fig, axes)``.
 
     Parameters

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import log_ndtr
 from scipy.stats import norm, truncnorm
 
 from . import _validate as V
-from .algorithms import resolve
+from .algorithms import Algorithm, resolve
 from .algorithms.elimination import Elimination, TwoArmElimination
 from .confidence import stopping_time_cap
 from .priors import GaussianPrior
@@ -171,7 +172,7 @@ class NearTieProposal:
                 means[rows[r_idx], s_idx] = draws
         return means, self.weights(means)
 
-    def weights(self, means) -> np.ndarray:
+    def weights(self, means: ArrayLike) -> np.ndarray:
         """The likelihood ratio ``h(μ)/q(μ)`` of each row of ``means`` (shape ``(n, k)``)."""
         mu = np.asarray(means, dtype=float)
         if mu.ndim != 2 or mu.shape[1] != self.prior.k or not np.all(np.isfinite(mu)):
@@ -296,10 +297,11 @@ def _two_arm_coin(spec, k: int) -> bool:
     return type(spec) in (Elimination, TwoArmElimination) and k == 2 and spec.recommend == "uniform"
 
 
-def importance_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_runs: int,
-                   seed: int, *, half_width: Optional[float] = None, defensive: float = DEFENSIVE,
-                   level: float = 0.95, engine: str = "auto", max_samples: Optional[int] = None,
-                   n_threads: Optional[int] = None, progress: Optional[bool] = None) -> PoEEstimate:
+def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: ArrayLike,
+                   delta: float, n_runs: int, seed: int, *, half_width: Optional[float] = None,
+                   defensive: float = DEFENSIVE, level: float = 0.95, engine: str = "auto",
+                   max_samples: Optional[int] = None, n_threads: Optional[int] = None,
+                   progress: Optional[bool] = None) -> PoEEstimate:
     """Importance-sampling estimate of the PoE of ``algorithm`` under ``prior``.
 
     Draws ``n_runs`` instances from :class:`NearTieProposal`, simulates one run on each
@@ -371,9 +373,10 @@ def importance_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_
                        errors)
 
 
-def plain_poe(algorithm, prior: GaussianPrior, noise_stds, delta: float, n_runs: int, seed: int,
-              *, level: float = 0.95, max_samples: Optional[int] = None,
-              n_threads: Optional[int] = None, progress: Optional[bool] = None) -> PoEEstimate:
+def plain_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: ArrayLike,
+              delta: float, n_runs: int, seed: int, *, level: float = 0.95,
+              max_samples: Optional[int] = None, n_threads: Optional[int] = None,
+              progress: Optional[bool] = None) -> PoEEstimate:
     """Plain Monte Carlo estimate of the PoE: the error rate of :func:`bai_lib.simulate`.
 
     The interval is the exact Clopper–Pearson interval at ``level``; the standard error is the

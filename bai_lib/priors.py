@@ -8,7 +8,7 @@ and ``L(H)``), the volume lemma (Lemma 1, ``L(H, Δ)``) and the indifference lev
 All integrals are one-dimensional. For ``k <= 10`` arms of comparable widths ``L(H)`` is
 the sum of the pairwise integrals of Definition 1, each computed with
 :func:`scipy.integrate.quad`, as in the paper's appendix ("Computation of Δ0"); otherwise it
-is a single integral whose integrand costs ``O(k)`` (see :meth:`GaussianPrior.L`).
+is a single integral whose integrand costs ``O(k)`` (see :meth:`~bai_lib.GaussianPrior.L`).
 
 Scale: every quantity is computed on the prior shifted by a common location and divided by
 a power of two ``c`` close to the largest prior standard deviation, then scaled back. Both
@@ -24,7 +24,7 @@ import math
 import reprlib
 import sys
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 from scipy import integrate
@@ -120,15 +120,15 @@ def _representable(value: float) -> bool:
 class GaussianPrior:
     """Independent Gaussian prior :math:`H_i = N(m_i, \\xi_i^2)` on the arm means (Section 2).
 
+    The inputs are copied (the prior keeps read-only copies; the caller's arrays stay
+    writeable and unchanged).
+
     Parameters
     ----------
     means : sequence of float
         Prior means :math:`m_i`, one per arm.
     stds : sequence of float
         Prior standard deviations :math:`\\xi_i > 0`, one per arm.
-
-    The inputs are copied (the prior keeps read-only copies; the caller's arrays stay
-    writeable and unchanged).
 
     Raises
     ------
@@ -308,7 +308,8 @@ class GaussianPrior:
             pair, each entry counted twice, ``O(k^2)`` integrals. ``"single"`` computes the
             same quantity as one integral whose integrand costs ``O(k)`` (below).
             ``"auto"`` uses ``"pairwise"`` for ``k <= 10`` arms whose stds are within a factor
-            16 of each other (:data:`PAIRWISE_MAX_K`, :data:`PAIRWISE_MAX_STD_RATIO`; the
+            16 of each other (:data:`~bai_lib.priors.PAIRWISE_MAX_K`,
+            :data:`~bai_lib.priors.PAIRWISE_MAX_STD_RATIO`; the
             values printed in the book come from it) and ``"single"`` otherwise: the two
             agree to about ``1e-14`` relative on the book's priors, and the pairwise
             quadratures lose the tails of much narrower arms.
@@ -674,7 +675,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     ----------
     prior : GaussianPrior
     method : {"auto", "pairwise", "single"}, default "auto"
-        As in :meth:`GaussianPrior.L`; the single integral uses :math:`\\xi_i r_i` in place
+        As in :meth:`~bai_lib.GaussianPrior.L`; the single integral uses :math:`\\xi_i r_i` in place
         of :math:`r_i`.
 
     Raises
@@ -691,7 +692,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     return prior._cache[key]
 
 
-def iid_L(dist, k: int) -> float:
+def iid_L(dist: Any, k: int) -> float:
     """:math:`L(H)` of ``k`` arms whose means are iid with a continuous law ``dist``, Gaussian or not.
 
     For iid arms with density :math:`f` and distribution function :math:`F`, Definition 1
@@ -748,7 +749,7 @@ def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:
     ------
     ValueError
         For invalid arguments, if :math:`L(H)` is not representable (see
-        :meth:`GaussianPrior.L`), or if :math:`\\Delta_0` itself overflows or underflows;
+        :meth:`~bai_lib.GaussianPrior.L`), or if :math:`\\Delta_0` itself overflows or underflows;
         ``Δ0`` is never returned as ``0`` or ``inf``.
     """
     if not isinstance(prior, GaussianPrior):

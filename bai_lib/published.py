@@ -12,6 +12,7 @@ authors' hardware (Python 3.7, MacBook Pro M2).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -65,7 +66,7 @@ TABLES = MappingProxyType(
     {t: MappingProxyType({r.algorithm: r for r in _ROWS if r.table == t}) for t in (1, 2, 3, 4)}
 )
 
-#: Settings of the two experiments (Section 6): standard normal prior with ``k`` arms.
+#: Settings of the two experiments of Section 6, each a standard normal prior with ``k`` arms.
 EXPERIMENTS = MappingProxyType(
     {
         1: MappingProxyType(dict(k=2, noise_std=1.0, delta=0.1, n_runs=1000, tables=(1, 3),
@@ -87,7 +88,7 @@ READINGS = ("as_printed", "swapped")
 _SWAP = {"ttts": "ttucb", "ttucb": "ttts"}
 
 
-def glue_values(tables) -> dict:
+def glue_values(tables: Iterable[int]) -> dict:
     """Every published value of ``tables`` under a stable name, for pasting into prose.
 
     Keys are ``pub_t{table}_{algorithm}_{column}`` (column ``avg``, ``max``, ``error`` or

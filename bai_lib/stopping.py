@@ -22,13 +22,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _validate as V
 
 __all__ = ["TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg", "ttucb_two_cg", "threshold",
            "predicted_stopping_time", "gap_for_stopping_time"]
 
-#: TTUCB threshold conventions: multiplier ``s`` of ``c(t, δ)`` on the squared normalised gap.
+#: The TTUCB threshold conventions, each the multiplier ``s`` of ``c(t, δ)`` on the squared
+#: normalised gap.
 #: ``"released"``: 2 (gap against ``sqrt(2c)``, the released code and Jourdan & Degenne's GLR
 #: test); ``"printed"``: 1 (gap against ``sqrt(c)``, as printed in the paper's appendix).
 TTUCB_THRESHOLDS = {"released": 2.0, "printed": 1.0}
@@ -99,8 +101,8 @@ def _check_common(algorithm: str, delta: float, k: int) -> None:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
 
 
-def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx",
-              rule: str = "released", log_term: str = "released"):
+def threshold(algorithm: str, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
+              rule: str = "released", log_term: str = "released") -> float | np.ndarray:
     """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
 
     Parameters
@@ -134,8 +136,9 @@ def threshold(algorithm: str, t, delta: float, k: int = 2, cg: str = "approx",
     return float(out) if out.ndim == 0 else out
 
 
-def predicted_stopping_time(algorithm: str, gap, delta: float, noise_stds=1.0, cg: str = "approx",
-                            rule: str = "released"):
+def predicted_stopping_time(algorithm: str, gap: ArrayLike, delta: float,
+                            noise_stds: ArrayLike = 1.0, cg: str = "approx",
+                            rule: str = "released") -> float | np.ndarray:
     """Fixed point of :math:`t = 4\\sigma^2\\beta(t)/g^2` for two equally sampled arms.
 
     A noise-free caricature of a run on an instance with gap ``g``: it ignores the random
@@ -158,8 +161,9 @@ def predicted_stopping_time(algorithm: str, gap, delta: float, noise_stds=1.0, c
     return float(t) if t.ndim == 0 else t
 
 
-def gap_for_stopping_time(algorithm: str, t, delta: float, noise_stds=1.0, cg: str = "approx",
-                          rule: str = "released"):
+def gap_for_stopping_time(algorithm: str, t: ArrayLike, delta: float,
+                          noise_stds: ArrayLike = 1.0, cg: str = "approx",
+                          rule: str = "released") -> float | np.ndarray:
     """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""
     sigma = V.common_noise_std(noise_stds)
     tt = np.asarray(t, dtype=float)

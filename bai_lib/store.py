@@ -31,9 +31,16 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
+
+if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
+    import pandas as pd
+
+    from .simulation import SimulationResult
 
 __all__ = ["ResultStore", "COLUMNS", "RUN_COLUMNS", "WALL_CLOCK_COLUMNS", "missing_ranges"]
 
@@ -43,7 +50,7 @@ CONFIG_COLUMNS = ("config", "seed", "run", "algorithm", "prior", "k", "delta", "
 #: Columns of one run, as :meth:`bai_lib.SimulationResult.to_frame` gives them.
 RUN_COLUMNS = ("run", "tau", "recommendation", "best_arm", "correct", "censored", "stop_reason",
                "gap", "seconds")
-#: Columns measured with a clock: they differ between two runs of the same sweep.
+#: Columns measured with a clock, which differ between two runs of the same sweep.
 WALL_CLOCK_COLUMNS = ("seconds", "shard_seconds")
 #: All columns of the store, in order.
 COLUMNS = CONFIG_COLUMNS + RUN_COLUMNS[1:] + ("shard_seconds",)
@@ -75,7 +82,7 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
-def missing_ranges(runs: int, done) -> list[tuple[int, int]]:
+def missing_ranges(runs: int, done: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """The ranges ``[first, stop)`` of ``range(runs)`` not covered by the ranges ``done``."""
     out = []
     at = 0
@@ -97,7 +104,7 @@ class ResultStore:
         The store's directory; created by the first write.
     """
 
-    def __init__(self, path):
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
     def __repr__(self) -> str:
@@ -182,7 +189,7 @@ class ResultStore:
         """Number of runs of cell ``config`` on disk."""
         return sum(b - a for a, b in self.shards(config))
 
-    def table(self, config=None, complete_only: bool = True):
+    def table(self, config: Optional[str] = None, complete_only: bool = True) -> pd.DataFrame:
         """The rows of the store (or of cell ``config``) as a pandas DataFrame, sorted by
         configuration and run.
 
@@ -209,9 +216,9 @@ class ResultStore:
         out = out.drop_duplicates(subset=["config", "run"], keep="first")
         return out.sort_values(["config", "run"], kind="stable").reset_index(drop=True)
 
-    def result(self, config: str):
+    def result(self, config: str) -> SimulationResult:
         """Cell ``config`` as a :class:`~bai_lib.SimulationResult`, the object the chapters
-        summarise (the arm means are drawn again from the seed, exactly as :func:`simulate`
+        summarise (the arm means are drawn again from the seed, exactly as :func:`~bai_lib.simulate`
         drew them)."""
         cells = self.cells()
         if config not in cells:
@@ -244,7 +251,7 @@ class ResultStore:
             delta=cell.delta, delta0=None if np.isnan(d0) else float(d0), seed=cell.seed,
             max_samples=int(t["max_samples"].iloc[0]), means_given=False, **arrays)
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """One row per complete cell: its configuration and ``SimulationResult.summary(flat=True)``.
 
         Returns

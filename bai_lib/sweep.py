@@ -126,13 +126,14 @@ class Cell:
 
     @property
     def id(self) -> str:
-        """A 12-hex-digit hash of the description (labels excluded): the same cell always gets
-        the same id, in any sweep."""
+        """A 12-hex-digit hash of the description (labels excluded), so that the same cell
+        always gets the same id, in any sweep."""
         d = {key: v for key, v in self.description().items() if not key.endswith("_label")}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
     @classmethod
     def from_description(cls, d: dict) -> "Cell":
+        """The cell that :meth:`description` describes (its inverse)."""
         spec = ALGORITHMS[d["algorithm"]](**d["options"])
         return cls(spec, GaussianPrior(d["prior_means"], d["prior_stds"]),
                    tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"])
@@ -309,7 +310,7 @@ def _parse(config: dict) -> Sweep:
     return Sweep(tuple(cells), shard_runs)
 
 
-def load_sweep(path) -> Sweep:
+def load_sweep(path: str | Path) -> Sweep:
     """Read and check a sweep configuration file (TOML)."""
     path = Path(path)
     try:
@@ -374,9 +375,9 @@ def _progress_bar(total, done, progress):
                 smoothing=0.05)
 
 
-def run_sweep(sweep: Sweep, store, *, executor: str = "local", scheduler: Optional[str] = None,
-              n_workers: Optional[int] = None, progress: Optional[bool] = None,
-              n_threads: Optional[int] = None) -> ResultStore:
+def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = "local",
+              scheduler: Optional[str] = None, n_workers: Optional[int] = None,
+              progress: Optional[bool] = None, n_threads: Optional[int] = None) -> ResultStore:
     """Compute every shard of ``sweep`` that ``store`` does not hold yet.
 
     Parameters
@@ -463,7 +464,7 @@ def _run_dask(todo, store, scheduler, n_workers, bar):
             cluster.close()
 
 
-def summary_table(store, fmt: str = "text") -> str:
+def summary_table(store: ResultStore | str | Path, fmt: str = "text") -> str:
     """The summary of a store as text, CSV or Markdown (one row per complete cell)."""
     V.choice(fmt, ("text", "csv", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _rng
 from . import _validate as V
@@ -73,8 +74,8 @@ class EliminationTrace:
 
 
 def trace_elimination(
-    mu,
-    noise_stds,
+    mu: ArrayLike,
+    noise_stds: ArrayLike,
     delta: float,
     delta0: float,
     state: np.ndarray,

@@ -66,17 +66,24 @@ def main(argv: list[str]) -> int:
     drv = webdriver.Chrome(service=Service(driver_path), options=opts)
     drv.set_script_timeout(30)
     OUT.mkdir(parents=True, exist_ok=True)
-    pages = sorted((HTML / "book").glob("*.html")) + sorted((HTML / "notebooks").glob("*.html"))
+    pages = sorted((HTML / "book").rglob("*.html")) + sorted((HTML / "notebooks").glob("*.html"))
+
+    def set_size(height):
+        # Headless Chromium keeps windows at least 500 px wide: narrower widths are emulated.
+        drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
     try:
         for page in pages:
             rel = page.relative_to(HTML).as_posix()
-            drv.set_window_size(width, 900)
+            set_size(900)
             drv.get(f"{base}/{rel}")
             wait_for_math(rel)
             height = drv.execute_script("return document.documentElement.scrollHeight")
-            drv.set_window_size(width, min(int(height), 30000))
+            set_size(min(int(height), 30000))
             wait_for_math(rel)
-            target = OUT / f"{page.stem}-{width}px.png"
+            name = page.relative_to(HTML / page.relative_to(HTML).parts[0]).with_suffix("").as_posix()
+            target = OUT / f"{name.replace('/', '-')}-{width}px.png"
             drv.save_screenshot(str(target))
             print(target)
     finally:

@@ -149,8 +149,9 @@ def driver():
 
 
 def _pages(html: Path) -> list[str]:
-    """Every content page (``index.html`` only redirects to ``book/intro.html``)."""
-    pages = [f"book/{p.name}" for p in sorted((html / "book").glob("*.html"))]
+    """Every content page, the library reference under ``book/reference/`` included
+    (``index.html`` only redirects to ``book/intro.html``)."""
+    pages = [p.relative_to(html).as_posix() for p in sorted((html / "book").rglob("*.html"))]
     return pages + [f"notebooks/{p.name}" for p in sorted((html / "notebooks").glob("*.html"))]
 
 

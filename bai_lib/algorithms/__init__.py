@@ -12,34 +12,34 @@ Conventions
 Where the paper's text and the code the authors released differ, both are available, and each
 option says which source it follows:
 
-========================  ===========================  ==========================================
-specification, option     as printed in the paper       as in the released code
-========================  ===========================  ==========================================
-``Elimination.recommend`` ``"uniform"`` (default)       ``"uniform"``
-``NoElim.recommend``      ``"uniform"`` (default)       ``"empirical_best"``
-``Elimination/NoElim``    ``delta0_factor=4`` (default) 4 (Experiment 1, 3), 1 (Experiment 2)
-``TTTS.challenger``       (not specified)               ``"released"``; default ``"resample"``
-``TTUCB.threshold``       ``"printed"``: ``√c``         ``"released"``: ``√(2c)`` (default)
-``TTUCB.log_term``        ``"printed"``: ``log(t/2)``   ``"released"``: ``log((t-1)/2)`` (default)
-``TTUCB.sampling``        (not specified)               ``"released"`` (default)
-========================  ===========================  ==========================================
+=========================  =============================  ==========================================
+specification, option      as printed in the paper        as in the released code
+=========================  =============================  ==========================================
+``Elimination.recommend``  ``"uniform"`` (default)        ``"uniform"``
+``NoElim.recommend``       ``"uniform"`` (default)        ``"empirical_best"``
+``Elimination/NoElim``     ``delta0_factor=4`` (default)  4 (Experiment 1, 3), 1 (Experiment 2)
+``TTTS.challenger``        (not specified)                ``"released"``; default ``"resample"``
+``TTUCB.threshold``        ``"printed"``: ``√c``          ``"released"``: ``√(2c)`` (default)
+``TTUCB.log_term``         ``"printed"``: ``log(t/2)``    ``"released"``: ``log((t-1)/2)`` (default)
+``TTUCB.sampling``         (not specified)                ``"released"`` (default)
+=========================  =============================  ==========================================
 
 The paper's own algorithms default to the printed text. TTUCB defaults to the released code:
 its printed threshold drops the factor 2 of the Gaussian GLR test it cites.
 
 Algorithms
 ----------
-================  =====================================================  ===========================
-name              specification                                          module
-================  =====================================================  ===========================
-``elimination``   :class:`Elimination`: Algorithm 1 of the paper          ``algorithms/elimination.py``
-``noelim``        :class:`NoElim`: its no-elimination variant             ``algorithms/elimination.py``
-``ttts``          :class:`TTTS`: Top-Two Thompson Sampling, any ``β``     ``algorithms/top_two.py``
-``ttucb``         :class:`TTUCB`: Top-Two UCB, any ``β``                  ``algorithms/top_two.py``
-``ebtc``          :class:`EBTC`: empirical-best / transportation cost     ``algorithms/top_two.py``
-``tas``           :class:`TrackAndStop`: Track-and-Stop, D- or C-tracking ``algorithms/track_and_stop.py``
-``lucb``          :class:`LUCB`: LUCB1 with Gaussian confidence bounds    ``algorithms/lucb.py``
-================  =====================================================  ===========================
+===============  =======================================================  ================================
+name             specification                                            module
+===============  =======================================================  ================================
+``elimination``  :class:`Elimination`: Algorithm 1 of the paper           ``algorithms/elimination.py``
+``noelim``       :class:`NoElim`: its no-elimination variant              ``algorithms/elimination.py``
+``ttts``         :class:`TTTS`: Top-Two Thompson Sampling, any ``β``      ``algorithms/top_two.py``
+``ttucb``        :class:`TTUCB`: Top-Two UCB, any ``β``                   ``algorithms/top_two.py``
+``ebtc``         :class:`EBTC`: empirical-best / transportation cost      ``algorithms/top_two.py``
+``tas``          :class:`TrackAndStop`: Track-and-Stop, D- or C-tracking  ``algorithms/track_and_stop.py``
+``lucb``         :class:`LUCB`: LUCB1 with Gaussian confidence bounds     ``algorithms/lucb.py``
+===============  =======================================================  ================================
 
 Adding an algorithm means one module with its specification (and, if it needs one, its kernel)
 and one entry in :data:`ALGORITHMS`; :func:`register` does the same for a class defined elsewhere.
@@ -80,8 +80,9 @@ for _cls in (Elimination, NoElim, TTTS, TTUCB, EBTC, TrackAndStop, LUCB):
     register(_cls)
 
 
-def resolve(algorithm) -> Algorithm:
-    """Return the specification for a specification or a name in :data:`ALGORITHMS`."""
+def resolve(algorithm: Algorithm | str) -> Algorithm:
+    """Return the specification for a specification or a name in
+    :data:`~bai_lib.algorithms.ALGORITHMS`."""
     if isinstance(algorithm, Algorithm):
         return algorithm
     if isinstance(algorithm, str) and algorithm in ALGORITHMS:

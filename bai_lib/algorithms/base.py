@@ -2,7 +2,8 @@
 
 A specification is a small frozen dataclass whose fields are the algorithm's options. It checks
 them once (``__post_init__``), computes its constants once for a given prior, noise levels and
-``δ`` (:meth:`Algorithm.bind`) and returns a :class:`BoundAlgorithm`: a function that runs one
+``δ`` (:meth:`~bai_lib.algorithms.Algorithm.bind`) and returns a :class:`BoundAlgorithm`: a
+function that runs one
 run on one instance with its compiled kernel. :func:`bai_lib.simulate` does everything else
 (drawing or fixing the instances, seeding, threads, censoring, progress).
 """
@@ -10,17 +11,21 @@ run on one instance with its compiled kernel. :func:`bai_lib.simulate` does ever
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
 import numpy as np
+
+from ..priors import GaussianPrior
 
 __all__ = ["Algorithm", "BoundAlgorithm", "BoundLevels", "gap_cost"]
 
 
 @dataclass(frozen=True)
 class BoundAlgorithm:
-    """A specification bound to a prior, noise levels and ``δ``: what :func:`simulate` runs.
+    """A specification bound to a prior, noise levels and ``δ``: what :func:`~bai_lib.simulate`
+    runs.
 
     Attributes
     ----------
@@ -43,7 +48,7 @@ class BoundAlgorithm:
 @dataclass(frozen=True)
 class BoundLevels:
     """A specification bound to a prior, noise levels and several ``δ`` at once
-    (:meth:`Algorithm.bind_levels`).
+    (:meth:`~bai_lib.algorithms.Algorithm.bind_levels`).
 
     Attributes
     ----------
@@ -59,7 +64,8 @@ class BoundLevels:
     cost_keys: Callable
 
 
-def gap_cost(means, noise_stds, floor=1e-12, pull_all=False):
+def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
+             pull_all: bool = False) -> np.ndarray:
     """``Σ_j (σ_best² + σ_j²) / max(gap_j, floor)²`` per instance (``k · max_j`` for ``pull_all``).
 
     A scheduling key only: proportional to the number of samples a run on the instance needs.
@@ -100,14 +106,14 @@ class Algorithm:
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
 
-    def bind(self, prior, noise_stds: np.ndarray, delta: float,
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
              max_samples: int) -> BoundAlgorithm:  # pragma: no cover - abstract
         """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior` or ``None``),
         ``noise_stds`` (float64[k]), ``delta`` and ``max_samples``; return the runnable."""
         raise NotImplementedError
 
-    def bind_levels(self, prior, noise_stds: np.ndarray, deltas, max_samples: int
-                    ) -> Optional[BoundLevels]:
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> Optional[BoundLevels]:
         """For an algorithm whose sampling rule does not depend on ``δ`` (only its stopping
         rule does): the runner that follows one trajectory and scores it at every level of
         ``deltas`` (decreasing), each level's record being exactly a run at that ``δ`` alone.
@@ -127,7 +133,8 @@ class Algorithm:
 
     @property
     def label(self) -> str:
-        """Short display name: the algorithm's name plus every option that differs from its default."""
+        """Short display name (the algorithm's name plus every option that differs from its
+        default)."""
         base = self.short_label or self.name
         changed = [f"{f.name}={getattr(self, f.name)}" for f in dataclasses.fields(self)
                    if f.repr and getattr(self, f.name) != f.default]

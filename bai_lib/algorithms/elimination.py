@@ -13,6 +13,7 @@ from .. import _validate as V
 from .._rng import uniform
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, cancel_flag, refill)
+from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
@@ -23,7 +24,7 @@ _NEG_INF = -np.inf
 
 
 @njit(cache=True, nogil=True)
-def conf_factor(n, log_const):
+def conf_factor(n: float, log_const: float) -> float:
     """Width factor ``c(n)`` with ``Conf(i, t) = sigma_i * c(N_i(t))``.
 
     ``c(n) = sqrt(2 * log(log_const * n**2) / n)`` where
@@ -35,8 +36,9 @@ def conf_factor(n, log_const):
 
 
 @njit(cache=True, nogil=True)
-def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, recommend_best,
-                    check_every_round, cancel):
+def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta: float,
+                    delta0: float, max_samples: int, pull_all: bool, recommend_best: bool,
+                    check_every_round: bool, cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
     Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
@@ -51,9 +53,9 @@ def elimination_run(state, mu, sigma, delta, delta0, max_samples, pull_all, reco
       eliminated (the arm attaining the max LCB is never eliminated, so the
       order of the loop is immaterial);
     * if one arm is left the run stops and recommends it
-      (:data:`STOP_SINGLE_ARM`);
+      (:data:`~bai_lib.kernels.STOP_SINGLE_ARM`);
     * otherwise ``Delta_safe = max_A UCB - max_A LCB`` and the run stops if
-      ``Delta_safe <= delta0`` (:data:`STOP_INDIFFERENCE`), recommending an
+      ``Delta_safe <= delta0`` (:data:`~bai_lib.kernels.STOP_INDIFFERENCE`), recommending an
       active arm chosen uniformly at random (as printed in Algorithm 1 and
       NoElim, and as released for Algorithm 1), or, with ``recommend_best``,
       the arm with the largest empirical mean among the arms sampled in the
@@ -222,7 +224,9 @@ def _two_arm_indifference_round(two_sigma, log_const, delta0):
 
 
 @njit(cache=True, nogil=True)
-def two_arm_elimination_run(state, mu, sigma, delta, delta0, max_samples, cancel):
+def two_arm_elimination_run(state: np.ndarray, mu: np.ndarray, sigma: float, delta: float,
+                            delta0: float, max_samples: int,
+                            cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """Algorithm 1 on two arms with a common noise level, simulated through their difference.
 
     With two arms pulled once per round and ``σ_1 = σ_2 = σ``, every decision of
@@ -300,7 +304,7 @@ class Elimination(Algorithm):
         Recommendation at the indifference stop: a uniformly drawn active arm (as printed, and as
         released for Algorithm 1), or the arm with the largest empirical mean among the arms
         sampled in the last round (as released for NoElim). See
-        :func:`elimination_run`.
+        :func:`~bai_lib.algorithms.elimination.elimination_run`.
     """
 
     delta0: Optional[float] = None
@@ -326,14 +330,15 @@ class Elimination(Algorithm):
     def uses_prior(self) -> bool:
         return self.delta0 is None
 
-    def resolve_delta0(self, prior, delta: float) -> float:
+    def resolve_delta0(self, prior: Optional[GaussianPrior], delta: float) -> float:
         """The ``Δ0`` this specification uses for ``prior`` and ``delta``."""
         if self.delta0 is not None:
             return self.delta0
         factor = 4.0 if self.delta0_factor is None else self.delta0_factor
         return float(_delta0_of(prior, delta, factor=factor))
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
         best = self.recommend == "empirical_best"
@@ -387,7 +392,8 @@ class TwoArmElimination(Elimination):
             raise ValueError(f"spec must be an Elimination specification, got {spec!r}")
         return cls(delta0=spec.delta0, delta0_factor=spec.delta0_factor, recommend=spec.recommend)
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         sig = np.asarray(noise_stds, dtype=float)
         if sig.size != 2 or sig[0] != sig[1]:
             raise ValueError(f"noise_stds: the two-arm walk needs two arms with a common noise "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
@@ -12,13 +12,15 @@ from numba import njit
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
                        cancel_flag, refill)
+from ..priors import GaussianPrior
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
 __all__ = ["LUCB", "lucb_run"]
 
 
 @njit(cache=True, nogil=True)
-def lucb_run(state, mu, sigma, log_const, max_samples, cancel):
+def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
+             max_samples: int, cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of LUCB1 with the confidence width ``σ_i √(2 log(k₁ k n⁴ / δ) / N_i)``.
 
     Each arm is sampled once (round ``n = 1``). Before each further round ``n = 2, 3, ...``, with
@@ -79,7 +81,8 @@ class LUCB(Algorithm):
     """LUCB1 (Kalyanakrishnan et al., 2012): sample the empirical best and its strongest rival.
 
     The classic fixed-confidence algorithm of the confidence-bound family; semantics in
-    :func:`lucb_run`. It has no options: ``k₁ = 5/4`` and the width are those of LUCB1.
+    :func:`~bai_lib.algorithms.lucb.lucb_run`. It has no options: ``k₁ = 5/4`` and the width are
+    those of LUCB1.
     """
 
     name: ClassVar[str] = "lucb"
@@ -89,7 +92,8 @@ class LUCB(Algorithm):
     #: ``k₁`` of LUCB1's exploration rate.
     K1: ClassVar[float] = 1.25
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         log_const = self.K1 * noise_stds.size / delta
         sig = noise_stds
 

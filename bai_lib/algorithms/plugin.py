@@ -29,8 +29,9 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, Optional
 
 import numpy as np
 from numba import njit
@@ -40,13 +41,16 @@ from .._rng import std_normal, uniform
 from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
+from ..priors import GaussianPrior
 from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
 __all__ = ["SamplingRule", "plugin_run", "plugin_levels_run", "uniform", "std_normal"]
 
 
 @njit(nogil=True)
-def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
+def plugin_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: Callable,
+               delta: float, rule: int, max_samples: int,
+               cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of a user's sampling rule: :func:`plugin_levels_run` at one ``δ``."""
     out_tau, out_rec, out_code = level_records(1)
     return plugin_levels_run(state, mu, sigma, select, np.array([delta]), rule, max_samples,
@@ -54,17 +58,19 @@ def plugin_run(state, mu, sigma, select, delta, rule, max_samples, cancel):
 
 
 @njit(nogil=True)
-def plugin_levels_run(state, mu, sigma, select, deltas, rule, max_samples, out_tau, out_rec,
-                      out_code, cancel):
+def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: Callable,
+                      deltas: np.ndarray, rule: int, max_samples: int, out_tau: np.ndarray,
+                      out_rec: np.ndarray, out_code: np.ndarray,
+                      cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring),
     scored at every confidence level of ``deltas`` (decreasing).
 
     Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
-    (:func:`glr_beta`, code ``rule``) is checked at the empirical best arm, which is recommended
-    when it passes; otherwise ``select`` picks the next arm. An arm outside ``0..k-1`` raises
-    ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every level, as in
-    :func:`bai_lib.algorithms.top_two.ttts_levels_run`. Not cached on disk: it is compiled once
-    per sampling rule.
+    (:func:`~bai_lib.kernels.glr_beta`, code ``rule``) is checked at the empirical best arm, which
+    is recommended when it passes; otherwise ``select`` picks the next arm. An arm outside
+    ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every
+    level, as in :func:`bai_lib.algorithms.top_two.ttts_levels_run`. Not cached on disk: it is
+    compiled once per sampling rule.
     """
     k = mu.size
     var = sigma * sigma
@@ -139,7 +145,8 @@ class SamplingRule(Algorithm):
     def label(self) -> str:
         return self.label_text
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
         sig = noise_stds
@@ -150,7 +157,8 @@ class SamplingRule(Algorithm):
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 
-    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
         sig = noise_stds

@@ -8,8 +8,9 @@ and the challenger are chosen and in the threshold.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Optional
 
 import numpy as np
 from numba import njit
@@ -21,6 +22,7 @@ from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, S
                        glr_refresh, level_records, observe, record_glr_levels, record_level,
                        record_rest)
 from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_two_cg
+from ..priors import GaussianPrior
 from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
 __all__ = ["TTTS", "TTUCB", "EBTC", "ttts_run", "ttts_levels_run", "ttucb_run",
@@ -36,6 +38,7 @@ __all__ = ["TTTS", "TTUCB", "EBTC", "ttts_run", "ttts_levels_run", "ttucb_run",
 #: and the per-leader tracking with ``beta = 1/2`` samples both arms about
 #: equally often whichever arm leads.
 TTUCB_ALPHA = 1.2
+#: The ``s`` of the exploration function ``g_u`` (see :data:`TTUCB_ALPHA`).
 TTUCB_S = 1.2
 #: Coefficient ``2 * alpha * (1 + s)`` of ``log t`` in the TTUCB bonus (Jourdan & Degenne).
 TTUCB_UCB_COEF = 2.0 * TTUCB_ALPHA * (1.0 + TTUCB_S)
@@ -78,8 +81,9 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
 
 
 @njit(cache=True, nogil=True)
-def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_samples,
-             released_challenger, cancel):
+def ttts_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, prior_mean: np.ndarray,
+             prior_std: np.ndarray, delta: float, rule: int, beta: float, max_samples: int,
+             released_challenger: bool, cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Top-Two Thompson Sampling (Russo, 2016): :func:`ttts_levels_run` at one ``δ``.
 
     Returns
@@ -92,8 +96,11 @@ def ttts_run(state, mu, sigma, prior_mean, prior_std, delta, rule, beta, max_sam
 
 
 @njit(cache=True, nogil=True)
-def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta, max_samples,
-                    released_challenger, out_tau, out_rec, out_code, cancel):
+def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
+                    prior_mean: np.ndarray, prior_std: np.ndarray, deltas: np.ndarray, rule: int,
+                    beta: float, max_samples: int, released_challenger: bool,
+                    out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
+                    cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``,
     scored at every confidence level of ``deltas``.
 
@@ -130,10 +137,11 @@ def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta,
 
     Stopping rule (paper, Appendix "Experimental details"): Chernoff's GLR
     rule with threshold ``β(t, δ) = log(C t^α / δ)`` with
-    ``C = 1`` and ``α = 1`` (``rule = 0``; see :func:`glr_beta` for the
+    ``C = 1`` and ``α = 1`` (``rule = 0``; see :func:`~bai_lib.kernels.glr_beta` for the
     others): stop at the first ``t`` (total number of
     samples, ``t >= k``) with
-    ``max_a min_{b != a} Z_ab(t) >= β(t, δ)`` (:func:`glr_passes`), where for Gaussians
+    ``max_a min_{b != a} Z_ab(t) >= β(t, δ)`` (:func:`~bai_lib.kernels.glr_passes`), where for
+    Gaussians
     ``Z_ab = (mu_hat_a - mu_hat_b)^2 / (2 (sigma_a^2/N_a + sigma_b^2/N_b))``
     if ``mu_hat_a > mu_hat_b`` and 0 otherwise; the maximum over ``a`` is
     attained at the empirical best arm, which is recommended.
@@ -154,17 +162,18 @@ def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta,
     Parameters
     ----------
     state, mu, sigma, max_samples
-        As for :func:`elimination_run`.
+        As for :func:`~bai_lib.algorithms.elimination.elimination_run`.
     deltas : float64[m]
         Confidence levels, decreasing.
     out_tau, out_rec, out_code : int64[m]
         Filled with each level's stopping time, recommendation and stop code
-        (:data:`STOP_GLR`, or :data:`STOP_CENSORED` / :data:`STOP_INTERRUPTED` for levels not
+        (:data:`~bai_lib.kernels.STOP_GLR`, or :data:`~bai_lib.kernels.STOP_CENSORED` /
+        :data:`~bai_lib.kernels.STOP_INTERRUPTED` for levels not
         reached).
     prior_mean, prior_std : float64[k]
         Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
     rule : int
-        GLR threshold code (:data:`GLR_THRESHOLDS`).
+        GLR threshold code (:data:`~bai_lib.kernels.GLR_THRESHOLDS`).
     beta : float
         Probability of sampling the leader, in ``(0, 1)``.
     released_challenger : bool
@@ -279,7 +288,7 @@ def ttts_levels_run(state, mu, sigma, prior_mean, prior_std, deltas, rule, beta,
 
 
 @njit(cache=True, nogil=True)
-def ttucb_threshold(t, two_cg, log_shift):
+def ttucb_threshold(t: float, two_cg: float, log_shift: float) -> float:
     """``c(t, delta) = 2 C_G(log((k-1)/delta) / 2) + 4 log(4 + log((t - log_shift)/2))``.
 
     ``two_cg`` is the first term, computed once by :func:`bai_lib.stopping.ttucb_two_cg`;
@@ -301,8 +310,10 @@ def _ucb_leader(mh, b, s):
 
 
 @njit(cache=True, nogil=True)
-def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_shift, beta,
-              released_sampling, max_samples, cancel):
+def ttucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
+              two_cg: float, c_scale: float, log_shift: float, ucb_coef: float, ucb_shift: float,
+              beta: float, released_sampling: bool, max_samples: int,
+              cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of TTUCB: :func:`ttucb_levels_run` at one ``δ`` (``two_cg`` a float).
 
     Returns
@@ -316,8 +327,11 @@ def ttucb_run(state, mu, sigma, var, two_cg, c_scale, log_shift, ucb_coef, ucb_s
 
 
 @njit(cache=True, nogil=True)
-def ttucb_levels_run(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, ucb_shift,
-                     beta, released_sampling, max_samples, out_tau, out_rec, out_code, cancel):
+def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
+                     two_cgs: np.ndarray, c_scale: float, log_shift: float, ucb_coef: float,
+                     ucb_shift: float, beta: float, released_sampling: bool, max_samples: int,
+                     out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
+                     cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of
     a UCB-based top two algorithm"), scored at several confidence levels.
 
@@ -361,7 +375,7 @@ def ttucb_levels_run(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coe
     Parameters
     ----------
     state, mu, sigma, max_samples
-        As for :func:`elimination_run`.
+        As for :func:`~bai_lib.algorithms.elimination.elimination_run`.
     var : float64[k]
         Variances used by the algorithm's statistics (see above).
     two_cgs : float64[m]
@@ -508,11 +522,11 @@ class TTTS(Algorithm):
     ----------
     challenger : {"resample", "released"}
         For ``k > 2``: re-draw the posterior until its argmax differs from the leader (Russo's
-        rule, default; see :func:`ttts_run` for the fallback), or take the argmax
-        over the other arms of one fresh draw (the released code). Equal in law for ``k = 2``.
-        With many arms the released rule almost always picks the runner-up, so arms far below
-        it are starved and the GLR test, which needs every arm, waits for them: on ten arms
-        with means evenly spaced from 1 to 0 (``δ = 0.01``) no run stopped within ``10^6``
+        rule, default; see :func:`~bai_lib.algorithms.top_two.ttts_run` for the fallback), or take
+        the argmax over the other arms of one fresh draw (the released code). Equal in law for
+        ``k = 2``. With many arms the released rule almost always picks the runner-up, so arms
+        far below it are starved and the GLR test, which needs every arm, waits for them: on ten
+        arms with means evenly spaced from 1 to 0 (``δ = 0.01``) no run stopped within ``10^6``
         samples, against about ``10^4`` with ``"resample"``.
     beta : float
         Probability of sampling the leader, in ``(0, 1)``; 1/2 in the paper.
@@ -537,9 +551,9 @@ class TTTS(Algorithm):
 
     def default_max_samples(self, k: int) -> int:
         """``10**7`` for ``k > 2``, else ``10**9``: with more than two arms every step draws the
-        posterior (Russo's challenger up to :data:`TTTS_MAX_RESAMPLE` times), about ``10^5`` to
-        ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes;
-        at ``10**7`` it takes seconds to a minute and a half."""
+        posterior (Russo's challenger up to :data:`~bai_lib.algorithms.top_two.TTTS_MAX_RESAMPLE`
+        times), about ``10^5`` to ``10^6`` samples a second, so a run censored at ``10**9`` would
+        take 16 to 70 minutes; at ``10**7`` it takes seconds to a minute and a half."""
         return 10**7 if k > 2 else 10**9
 
     def _constants(self, prior):
@@ -548,7 +562,8 @@ class TTTS(Algorithm):
                 np.ascontiguousarray(prior.stds, dtype=np.float64),
                 self.challenger == "released", GLR_THRESHOLDS[self.threshold], self.beta)
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         pm, ps, released, rule, beta = self._constants(prior)
         sig = noise_stds
 
@@ -558,7 +573,8 @@ class TTTS(Algorithm):
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 
-    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
         pm, ps, released, rule, beta = self._constants(prior)
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
@@ -599,7 +615,7 @@ def _two_cgs(k, deltas, cg):
 @dataclass(frozen=True)
 class TTUCB(Algorithm):
     """TTUCB (Jourdan & Degenne, 2022) with its GLR stopping rule; semantics in
-    :func:`ttucb_run`.
+    :func:`~bai_lib.algorithms.top_two.ttucb_run`.
 
     Parameters
     ----------
@@ -643,16 +659,18 @@ class TTUCB(Algorithm):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
 
     @classmethod
-    def as_printed(cls, **overrides) -> "TTUCB":
+    def as_printed(cls, **overrides: Any) -> TTUCB:
         """The stopping rule as printed in the appendix, with Jourdan & Degenne's sampling rule."""
         opts = dict(threshold="printed", log_term="printed", sampling="jourdan")
         opts.update(overrides)
         return cls(**opts)
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         return self._bound(noise_stds, [delta], max_samples, False)
 
-    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
         return self._bound(noise_stds, deltas, max_samples, True)
 
     def _bound(self, noise_stds, deltas, max_samples, levels):
@@ -673,7 +691,7 @@ class EBTC(Algorithm):
     ``argmin_{j≠B} (μ̂_B − μ̂_j)_+² / (σ_B²/N_B + σ_j²/N_j)``, and the leader is sampled with
     proportion ``β`` by per-leader tracking, the current step counted. It stops with the GLR test
     ``Z ≥ c(t, δ)``, ``c(t, δ) = 2 C_G(log((k−1)/δ)/2) + 4 log(4 + log(t/2))``. It is the
-    kernel :func:`ttucb_run` with a zero bonus and Jourdan & Degenne's
+    kernel :func:`~bai_lib.algorithms.top_two.ttucb_run` with a zero bonus and Jourdan & Degenne's
     conventions.
 
     Parameters
@@ -695,10 +713,12 @@ class EBTC(Algorithm):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.cg, ("approx", "exact"), "cg")
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         return self._bound(noise_stds, [delta], max_samples, False)
 
-    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
         return self._bound(noise_stds, deltas, max_samples, True)
 
     def _bound(self, noise_stds, deltas, max_samples, levels):

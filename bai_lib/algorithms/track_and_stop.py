@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
@@ -14,6 +15,7 @@ from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, S
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..oracle import solve_oracle
+from ..priors import GaussianPrior
 from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run", "UPDATE_SCHEDULES"]
@@ -23,7 +25,9 @@ UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
 
 
 @njit(cache=True, nogil=True)
-def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, max_samples, cancel):
+def track_and_stop_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta: float,
+                       rule: int, c_tracking: bool, lazy_shift: int, max_samples: int,
+                       cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Track-and-Stop: :func:`track_and_stop_levels_run` at one ``δ``.
 
     Returns
@@ -36,16 +40,20 @@ def track_and_stop_run(state, mu, sigma, delta, rule, c_tracking, lazy_shift, ma
 
 
 @njit(cache=True, nogil=True)
-def track_and_stop_levels_run(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
-                              max_samples, out_tau, out_rec, out_code, cancel):
+def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
+                              deltas: np.ndarray, rule: int, c_tracking: bool, lazy_shift: int,
+                              max_samples: int, out_tau: np.ndarray, out_rec: np.ndarray,
+                              out_code: np.ndarray, cancel: np.ndarray
+                              ) -> tuple[int, int, bool, int]:
     """One run of Track-and-Stop with D- or C-tracking and the GLR stopping rule, scored at
     every confidence level of ``deltas``.
 
     Each arm is sampled once. Then, at every step ``t`` (samples so far), with ``μ̂`` the
     empirical means and ``B`` the empirical best arm:
 
-    * stop if the GLR test ``min_{j≠B} Z_{Bj}(t) >= β(t, δ)`` passes (:func:`glr_passes`,
-      threshold :func:`glr_beta` with code ``rule``) and recommend ``B``;
+    * stop if the GLR test ``min_{j≠B} Z_{Bj}(t) >= β(t, δ)`` passes
+      (:func:`~bai_lib.kernels.glr_passes`, threshold :func:`~bai_lib.kernels.glr_beta` with code
+      ``rule``) and recommend ``B``;
     * otherwise take the optimal weights ``w*(μ̂)`` (:func:`bai_lib.oracle.solve_oracle`,
       warm-started from the previous root while the empirical best arm is unchanged; uniform
       weights if ``μ̂`` has a tie at the top), re-solved after every sample when
@@ -155,7 +163,8 @@ def track_and_stop_levels_run(state, mu, sigma, deltas, rule, c_tracking, lazy_s
 class TrackAndStop(Algorithm):
     """Track-and-Stop (Garivier & Kaufmann, 2016): track ``w*(μ̂)``, stop with the GLR test.
 
-    Semantics in :func:`track_and_stop_run`; the oracle in :mod:`bai_lib.oracle`.
+    Semantics in :func:`~bai_lib.algorithms.track_and_stop.track_and_stop_run`; the oracle in
+    :mod:`bai_lib.oracle`.
 
     Parameters
     ----------
@@ -187,7 +196,8 @@ class TrackAndStop(Algorithm):
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         V.choice(self.update, UPDATE_SCHEDULES, "update")
 
-    def bind(self, prior, noise_stds, delta, max_samples):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
@@ -199,7 +209,8 @@ class TrackAndStop(Algorithm):
 
         return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
 
-    def bind_levels(self, prior, noise_stds, deltas, max_samples):
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
