@@ -1,6 +1,6 @@
 """Monte Carlo simulation of Bayesian fixed-confidence BAI algorithms.
 
-:func:`simulate` draws ``n_runs`` bandit instances ``mu ~ H`` from a
+:func:`~bai_lib.simulate` draws ``n_runs`` bandit instances ``mu ~ H`` from a
 :class:`~bai_lib.priors.GaussianPrior` and runs one algorithm on each with
 the compiled kernels of :mod:`bai_lib.kernels`, returning a
 :class:`SimulationResult`.
@@ -31,17 +31,24 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _rng
 from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
+
+if TYPE_CHECKING:  # imported where they are used (pandas only for to_frame)
+    import pandas as pd
+
+    from .trace import EliminationTrace
 
 __all__ = ["simulate", "simulate_deltas", "SimulationResult"]
 
@@ -193,7 +200,7 @@ class SimulationResult:
                 out[f"stops_{name}"] = count
         return out
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per run as a pandas DataFrame (pandas is needed here only).
 
         Columns: ``run`` (the run index of the seed), ``tau``, ``recommendation``,
@@ -237,7 +244,7 @@ class SimulationResult:
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
                 "stop_reason": _k.STOP_REASON_NAMES[code], "means": self.means[r].copy()}
 
-    def trace(self, run: int, *, max_rounds: int = 200_000):
+    def trace(self, run: int, *, max_rounds: int = 200_000) -> EliminationTrace:
         """Round-by-round record of run ``run`` of Algorithm 1 (:func:`bai_lib.trace.trace_elimination`).
 
         Available for :class:`~bai_lib.algorithms.Elimination` with ``recommend="uniform"``
@@ -399,6 +406,48 @@ class _CostProgress:
         self.bar.close()
 
 
+COMPILE_NOTICE_AFTER = 1.0  # seconds of compiling before the notice is printed
+
+
+def _warm_up(call, label: str, show: bool) -> None:
+    """Call the kernel once on a trivial instance, so that it is compiled before runs are timed.
+
+    With progress output on (``show``), a compilation still going after
+    :data:`COMPILE_NOTICE_AFTER` seconds is announced on stderr, once per call, so that a first
+    call does not sit silent for the 10 s a kernel can take to compile.
+    """
+    if not show:
+        call()
+        return
+    from numba.core import event
+
+    class Compiles(event.Listener):  # numba:compile events; a load from numba's cache fires none
+        started = 0
+
+        def on_start(self, ev):
+            self.started += 1
+
+        def on_end(self, ev):
+            pass
+
+    watch = Compiles()
+    finished = threading.Event()
+
+    def notice():
+        if not finished.wait(COMPILE_NOTICE_AFTER) and watch.started:
+            print(f"compiling the {label} simulator (first call in this process only) ...",
+                  file=sys.stderr, flush=True)
+
+    with event.install_listener("numba:compile", watch):
+        thread = threading.Thread(target=notice, daemon=True)
+        thread.start()
+        try:
+            call()
+        finally:
+            finished.set()
+            thread.join()
+
+
 # ---------------------------------------------------------------------------
 # simulate
 # ---------------------------------------------------------------------------
@@ -438,20 +487,20 @@ def _run_workers(worker, n_workers: int, cancel: np.ndarray, bar) -> None:
 
 
 def simulate(
-    algorithm,
+    algorithm: Algorithm | str,
     prior: GaussianPrior,
-    noise_stds,
+    noise_stds: ArrayLike,
     delta: float,
     n_runs: int,
     seed: int,
     *,
-    means=None,
+    means: Optional[ArrayLike] = None,
     first_run: int = 0,
     max_samples: Optional[int] = None,
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
-    **options,
+    **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
 
@@ -542,14 +591,14 @@ def simulate(
 
 
 def simulate_deltas(
-    algorithm,
+    algorithm: Algorithm | str,
     prior: GaussianPrior,
-    noise_stds,
-    deltas,
+    noise_stds: ArrayLike,
+    deltas: Sequence[float],
     n_runs: int,
     seed: int,
     *,
-    means=None,
+    means: Optional[ArrayLike] = None,
     first_run: int = 0,
     max_samples: Optional[int] = None,
     n_threads: Optional[int] = None,
@@ -561,7 +610,8 @@ def simulate_deltas(
     ``simulate_deltas(alg, H, σ, [δ_1, δ_2, ...], n, seed)[δ_j]`` holds exactly the arrays of
     ``simulate(alg, H, σ, δ_j, n, seed)`` (wall-clock ``seconds`` aside): the same instances,
     stopping times, recommendations and stop reasons. For an algorithm whose sampling rule does
-    not depend on ``δ`` (TTTS, TTUCB, EB-TC, Track-and-Stop, a :class:`SamplingRule`:
+    not depend on ``δ`` (TTTS, TTUCB, EB-TC, Track-and-Stop, a
+    :class:`~bai_lib.algorithms.SamplingRule`:
     :meth:`~bai_lib.algorithms.Algorithm.bind_levels`)
     each run follows **one trajectory** until its stopping test passes at the smallest ``δ``,
     and records along the way the first time the test passes at each larger ``δ``: a whole
@@ -571,10 +621,8 @@ def simulate_deltas(
     Parameters
     ----------
     deltas : sequence of float
-        Distinct confidence levels in ``(0, 1)``, in any order.
-    algorithm, prior, noise_stds, n_runs, seed, means, first_run, max_samples, n_threads,
-    chunk_size, progress
-        As for :func:`simulate`. ``seconds`` of each result is the time of the shared run.
+        Distinct confidence levels in ``(0, 1)``, in any order. The other parameters are those of
+        :func:`simulate`; ``seconds`` of each result is the time of the shared run.
 
     Returns
     -------
@@ -660,8 +708,9 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
         r_rows = np.empty((n_runs, m), dtype=np.int64)
         c_rows = np.empty((n_runs, m), dtype=np.int64)
         run = levels.run
-        run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), t_rows[0].copy(),
-            r_rows[0].copy(), c_rows[0].copy())  # compile or load before timing
+        _warm_up(lambda: run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), t_rows[0].copy(),
+                             r_rows[0].copy(), c_rows[0].copy()),  # compile or load before timing
+                 spec.label, show_progress)
 
         def task(r, cancel):
             run(states[r], means[r], t_rows[r], r_rows[r], c_rows[r], cancel)
@@ -676,7 +725,8 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
             bound = spec.bind(prior, sig, deltas[j], max_samples)
             delta0s[j] = bound.delta0
             kernel = bound.run
-            kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k)
+            _warm_up(lambda: kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k),
+                     spec.label, show_progress)
             tj, rj, cj = taus[j], recs[j], codes[j]
             # kernels advance the states in place: each level starts from fresh copies
             st = states.copy() if m > 1 else states

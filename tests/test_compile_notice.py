@@ -1,0 +1,50 @@
+"""The one-line notice of a first call that compiles (``simulation._warm_up``)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from bai_lib import GaussianPrior, simulate
+from bai_lib import simulation
+
+NOTICE = "simulator (first call in this process only)"
+
+
+def _fresh_kernel():
+    @njit  # a new function object: the first call compiles it (no on-disk cache)
+    def add_one(x):
+        return x + 1.0
+
+    return add_one
+
+
+def test_a_compiling_call_is_announced_once(monkeypatch, capsys):
+    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.05)
+    kernel = _fresh_kernel()
+
+    def call():
+        kernel(np.float64(1.0))
+        time.sleep(0.3)
+
+    simulation._warm_up(call, "Test", show=True)
+    err = capsys.readouterr().err
+    assert err.count(NOTICE) == 1 and "compiling the Test simulator" in err, err
+
+
+def test_no_notice_without_progress_or_without_compiling(monkeypatch, capsys):
+    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.05)
+    kernel = _fresh_kernel()
+    simulation._warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=False)
+    kernel(np.float64(2.0))  # compiled now
+    simulation._warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=True)
+    assert NOTICE not in capsys.readouterr().err
+
+
+def test_simulate_stays_silent_when_progress_is_off(monkeypatch, capsys):
+    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.0)
+    res = simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 5, seed=1, progress=False)
+    assert res.n_runs == 5
+    assert capsys.readouterr().err == ""
