@@ -87,6 +87,12 @@ def table(rows: Sequence[Mapping], columns: Mapping[str, tuple],
         tuple of keys, then ``formatter(*values)`` (e.g. an interval).
     index : str, optional
         Header of the column to use as the row index (shown in bold by the HTML renderer).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Whose HTML rendering shows every cell whole: pandas' ``display.max_colwidth`` (which
+        cuts cells after 50 characters with "...") does not apply to it.
     """
     import pandas as pd
 
@@ -100,4 +106,26 @@ def table(rows: Sequence[Mapping], columns: Mapping[str, tuple],
             raise ValueError(f"index must be one of the headers, got {index!r}")
         df = df.set_index(index)
         df.index.name = None
-    return df
+    return _whole_cells_table()(df)
+
+
+def _whole_cells_table() -> type:
+    """The DataFrame subclass :func:`table` returns (built on first use: pandas is optional)."""
+    global _WholeCells
+    if _WholeCells is None:
+        import pandas as pd
+
+        class WholeCells(pd.DataFrame):
+            @property
+            def _constructor(self):
+                return WholeCells
+
+            def _repr_html_(self):
+                with pd.option_context("display.max_colwidth", None):
+                    return super()._repr_html_()
+
+        _WholeCells = WholeCells
+    return _WholeCells
+
+
+_WholeCells = None

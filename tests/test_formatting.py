@@ -42,3 +42,13 @@ def test_table_builds_formatted_frame():
     assert df.loc["a", "Error CI"] == "[1.0%, 2.0%]"
     with pytest.raises(ValueError, match="index"):
         F.table(rows, {"Avg": ("avg", F.count)}, index="x")
+
+
+def test_table_cells_are_never_cut_in_html():
+    long = "consistent (Avg, Max within the spread of instance sets, and both readings)"
+    df = F.table([{"a": "TTTS", "v": long}], {"": ("a", str), "verdict": ("v", str)}, index="")
+    html = df._repr_html_()
+    assert long in html and "...</td>" not in html
+    assert long in df.head(1)._repr_html_()      # derived frames keep the rendering
+    import pandas as pd
+    assert pd.get_option("display.max_colwidth") == 50   # no global side effect
