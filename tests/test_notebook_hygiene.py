@@ -8,6 +8,7 @@ that hole and check the Jupytext pairing that `make reproduce` relies on.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jupytext
@@ -111,3 +112,17 @@ def test_toc_lists_every_notebook_as_ipynb():
     listed = {f for f in files if f.startswith("notebooks/")}
     expected = {f"notebooks/{p.name}" for p in IPYNBS}
     assert listed == expected, f"_toc.yml lists {sorted(listed)}, notebooks are {sorted(expected)}"
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_no_numpy_scalar_reprs_stored(ipynb):
+    """A glued or displayed ``np.float64(0.01)`` is a repr, not a number: glue formats cannot read
+    it (the book build then warns) and readers should never see it."""
+    nb = json.loads(ipynb.read_text())
+    for i, c in enumerate(nb["cells"]):
+        for o in c.get("outputs", []):
+            texts = [o.get("text", "")] + list(o.get("data", {}).values())
+            for t in texts:
+                s = "".join(t) if isinstance(t, list) else str(t)
+                if re.search(r"\bnp\.(float|int|bool_?)\w*\(", s):
+                    pytest.fail(f"{ipynb.name} cell {i} stores a numpy scalar repr: {s[:120]}")
