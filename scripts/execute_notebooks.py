@@ -16,9 +16,11 @@ deterministic are those of the wall-clock cells, tagged ``nbval-ignore-output``:
 whose source is unchanged since the stored ``.ipynb``, the previously stored outputs (its glued
 numbers included) are kept, and so are the previous bytes of every results CSV named literally in
 its source (e.g. ``write_csv(rows, "../results/05_table3_comp.csv")``), so the table in the book,
-the glued prose and the CSV stay one consistent measurement. ``--refresh-timings`` (or
-``BAI_LIB_REFRESH_TIMINGS=1``) stores the new measurement instead; a timing cell whose source
-changed, or that has no stored outputs yet, is always refreshed.
+the glued prose and the CSV stay one consistent measurement. Those CSVs are not tracked
+(``.gitignore``): in a fresh clone there is no previous file, and the stored outputs are kept all
+the same (the tracked files stay byte-identical; the new CSV holds this machine's measurement).
+``--refresh-timings`` (or ``BAI_LIB_REFRESH_TIMINGS=1``) stores the new measurement instead; a
+timing cell whose source changed, or that has no stored outputs yet, is always refreshed.
 
 Files are rewritten only when their content changes.
 """
@@ -130,8 +132,7 @@ def _keep_timing_outputs(nb, previous, results_dir: Path, before: dict[str, byte
             continue
         match = next((c for c in old if c.source == cell.source), None)
         names = csv_names_in(cell.source)
-        if (match is None or match.get("execution_count") is None
-                or any(before.get(n) is None for n in names)):
+        if match is None or match.get("execution_count") is None:
             result.refreshed.append(i)
             continue
         old.remove(match)
@@ -141,7 +142,8 @@ def _keep_timing_outputs(nb, previous, results_dir: Path, before: dict[str, byte
                 out["execution_count"] = cell.execution_count
         cell.outputs = outputs
         for n in names:
-            _write_if_changed(results_dir / n, before[n])
+            if before.get(n) is not None:  # untracked: absent in a fresh clone
+                _write_if_changed(results_dir / n, before[n])
         result.kept.append(i)
 
 

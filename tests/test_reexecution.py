@@ -110,6 +110,19 @@ def test_reexecution_without_change_is_byte_identical_and_refresh_renews_timings
     assert _files(tmp_path)["results/99_timing.csv"] != after_third["results/99_timing.csv"]
 
 
+def test_a_fresh_clone_without_the_untracked_timing_csv_keeps_the_stored_outputs(tmp_path, execute_script):
+    """``results/*_comp.csv`` is git-ignored, so a fresh clone has none: re-executing must still
+    leave the tracked notebook byte-identical (and write this machine's CSV)."""
+    md = _chapter(tmp_path)
+    execute_script.execute(md)
+    stored = md.with_suffix(".ipynb").read_bytes()
+    (tmp_path / "results" / "99_timing.csv").unlink()
+    res = execute_script.execute(md)
+    assert res.kept == [3] and res.refreshed == []
+    assert md.with_suffix(".ipynb").read_bytes() == stored
+    assert (tmp_path / "results" / "99_timing.csv").exists()
+
+
 def test_kept_timing_outputs_follow_the_new_execution_count(tmp_path, execute_script):
     md = _chapter(tmp_path)
     execute_script.execute(md)
