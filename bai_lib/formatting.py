@@ -8,6 +8,7 @@ imported only when a table is built, so the core library does not depend on it.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -109,23 +110,18 @@ def table(rows: Sequence[Mapping], columns: Mapping[str, tuple],
     return _whole_cells_table()(df)
 
 
+@functools.cache
 def _whole_cells_table() -> type:
     """The DataFrame subclass :func:`table` returns (built on first use: pandas is optional)."""
-    global _WholeCells
-    if _WholeCells is None:
-        import pandas as pd
+    import pandas as pd
 
-        class WholeCells(pd.DataFrame):
-            @property
-            def _constructor(self):
-                return WholeCells
+    class WholeCells(pd.DataFrame):
+        @property
+        def _constructor(self):
+            return WholeCells
 
-            def _repr_html_(self):
-                with pd.option_context("display.max_colwidth", None):
-                    return super()._repr_html_()
+        def _repr_html_(self):
+            with pd.option_context("display.max_colwidth", None):
+                return super()._repr_html_()
 
-        _WholeCells = WholeCells
-    return _WholeCells
-
-
-_WholeCells = None
+    return WholeCells
