@@ -6,15 +6,15 @@ Jang, Komiyama and Yamazaki, *Fixed Confidence Best Arm Identification in the Ba
 Setting* (NeurIPS 2024):
 
 * the Bernoulli divergence :math:`d(a, b)` (Section 2), :func:`bernoulli_kl`;
-* the frequentist two-armed lower bound of Corollary 1 (Section 3),
+* the frequentist two-armed lower bound of Corollary 3 (Section 3),
   :func:`frequentist_lower_bound`, and its prior average restricted to
   :math:`|\\mu_1 - \\mu_2| \\ge \\varepsilon`, which grows like :math:`1/\\varepsilon`
-  (the argument of Section 3.1 behind Theorem 1), :func:`truncated_bayes_lower_bound`;
-* the Bayesian lower bound of Theorem 2 (Section 4), :func:`N_V`, together with the
+  (the argument of Section 3.1 behind Theorem 2), :func:`truncated_bayes_lower_bound`;
+* the Bayesian lower bound of Theorem 4 (Section 4), :func:`N_V`, together with the
   "sufficiently small δ" threshold :math:`\\delta_L(H)` of Appendix "Sufficiently small δ",
   :func:`delta_L`;
-* the leading term of the upper bound of Theorem 3 (Section 5) and its hypothesis on δ,
-  :func:`theorem3_upper_bound`, :func:`theorem3_condition`;
+* the leading term of the upper bound of Theorem 6 (Section 5) and its hypothesis on δ,
+  :func:`upper_bound_leading_term`, :func:`upper_bound_condition`;
 * the relaxed optimisation problem (Opt2) of Section 4 lives in :mod:`bai_lib.opt2`.
 
 Notation: ``gap`` is :math:`\\mu_1 - \\mu_2`; ``noise_stds`` holds the noise *standard
@@ -23,7 +23,7 @@ all arms, and the two-arm bounds take one common σ; ``delta`` is the confidence
 
 For two arms the gap :math:`g = \\mu_1 - \\mu_2` is, under the prior,
 :math:`N(m_1 - m_2, \\xi_1^2 + \\xi_2^2)`; its density at zero is
-:math:`h_g(0) = L(H)/2` (Definition 1 sums over the two ordered pairs).
+:math:`h_g(0) = L(H)/2` (Definition 2 sums over the two ordered pairs).
 """
 
 from __future__ import annotations
@@ -47,21 +47,21 @@ __all__ = [
     "d0_printed",
     "d1_threshold",
     "delta_L",
-    "THEOREM3_C",
-    "theorem3_upper_bound",
-    "theorem3_delta_threshold",
-    "theorem3_condition",
+    "UPPER_BOUND_C",
+    "upper_bound_leading_term",
+    "upper_bound_delta_threshold",
+    "upper_bound_condition",
     "KAUFMANN_CONSTANT",
 ]
 
 ArrayLike = Union[float, np.ndarray, list, tuple]
 
 #: The constant 2.4 of :math:`d(\\delta, 1-\\delta) \\ge \\log(1/(2.4\\delta))`
-#: (Eq. (3) of Kaufmann, Cappé and Garivier, 2016), used in Corollary 1 and Section 4.
+#: (Eq. (3) of Kaufmann, Cappé and Garivier, 2016), used in Corollary 3 and Section 4.
 KAUFMANN_CONSTANT = 2.4
 
-#: The universal constant :math:`C = 320(\\pi^2/3 + 1)` of Theorem 3.
-THEOREM3_C = 320.0 * (math.pi**2 / 3.0 + 1.0)
+#: The universal constant :math:`C = 320(\\pi^2/3 + 1)` of Theorem 6.
+UPPER_BOUND_C = 320.0 * (math.pi**2 / 3.0 + 1.0)
 
 _QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=500)
 
@@ -184,7 +184,7 @@ def bernoulli_kl(a: ArrayLike, b: ArrayLike) -> Union[float, np.ndarray]:
 
 
 # ------------------------------------------------------------------- Section 3
-def _corollary1_numerator(delta: float, form: str) -> float:
+def _two_arm_numerator(delta: float, form: str) -> float:
     """:math:`d(\\delta, 1-\\delta)` or :math:`\\log(1/(2.4\\delta))`, clipped to be valid.
 
     Both expressions are lower bounds on ``E[τ] Δ²`` only for ``δ < 1/2``: for
@@ -206,7 +206,7 @@ def frequentist_lower_bound(
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
 ) -> Union[float, np.ndarray]:
-    """Corollary 1: lower bound on :math:`E_\\mu[\\tau]` for frequentist δ-correct algorithms.
+    """Corollary 3: lower bound on :math:`E_\\mu[\\tau]` for frequentist δ-correct algorithms.
 
     For two Gaussian arms with common noise standard deviation σ and gap
     :math:`\\Delta = |\\mu_1 - \\mu_2|`,
@@ -215,17 +215,17 @@ def frequentist_lower_bound(
         E_\\mu[\\tau] \\ \\ge\\ c\\, \\sigma^2 \\frac{d(\\delta, 1-\\delta)}{\\Delta^2}
         \\ \\ge\\ c\\, \\sigma^2 \\frac{\\log(1/(2.4\\delta))}{\\Delta^2}.
 
-    With ``constant`` :math:`c = 1` and σ = 1 this is exactly Corollary 1 as printed.
+    With ``constant`` :math:`c = 1` and σ = 1 this is exactly Corollary 3 as printed.
 
     **How σ enters.** The problem with noise σ and gap Δ is the problem with noise 1 and
     gap Δ/σ (rescale all observations by 1/σ), so any bound of the form
     :math:`K/\\Delta^2` at σ = 1 becomes :math:`K\\sigma^2/\\Delta^2`. Equivalently, from the
-    transportation lemma (Lemma 2) with :math:`\\mathrm{KL}_i(a, b) = (a-b)^2/(2\\sigma^2)`
+    transportation lemma (Lemma 5) with :math:`\\mathrm{KL}_i(a, b) = (a-b)^2/(2\\sigma^2)`
     for both arms: swapping the means (the alternative :math:`\\nu(\\mu)` of Section 4)
     gives :math:`E_\\mu[\\tau]\\,\\Delta^2/(2\\sigma^2) \\ge d(\\delta, 1-\\delta)`, i.e.
     :math:`c = 2`; optimising over the alternative (both means moved to a common point,
     worst allocation 1/2–1/2) gives the sharp two-armed constant :math:`c = 8`
-    (Kaufmann, Cappé and Garivier, 2016). Corollary 1's :math:`c = 1` is therefore a valid,
+    (Kaufmann, Cappé and Garivier, 2016). Corollary 3's :math:`c = 1` is therefore a valid,
     slightly conservative statement; pass ``constant=2`` or ``8`` for the sharper forms.
 
     Parameters
@@ -234,14 +234,14 @@ def frequentist_lower_bound(
         :math:`|\\mu_1 - \\mu_2| > 0` (finite). Vectorised.
     delta : float
         Confidence level in (0, 1). For ``δ >= 1/2`` the bound is 0 (an algorithm that
-        guesses without sampling is then δ-correct); Corollary 1 is meaningful for δ < 1/2.
+        guesses without sampling is then δ-correct); Corollary 3 is meaningful for δ < 1/2.
     noise_stds : float, default 1.0
         Common noise standard deviation σ > 0.
     form : {"kl", "log"}, default "kl"
         ``"kl"`` uses :math:`d(\\delta, 1-\\delta)`; ``"log"`` the weaker
         :math:`\\log(1/(2.4\\delta))` (clipped at 0 for δ > 1/2.4).
     constant : float, default 1.0
-        Multiplicative constant ``c > 0`` (1: Corollary 1 as printed).
+        Multiplicative constant ``c > 0`` (1: Corollary 3 as printed).
 
     Returns
     -------
@@ -261,7 +261,7 @@ def frequentist_lower_bound(
     s = V.common_noise_std(noise_stds)
     c = _check_positive(constant, "constant")
     _check_form(form)
-    out = c * s**2 * _corollary1_numerator(d, form) / g**2
+    out = c * s**2 * _two_arm_numerator(d, form) / g**2
     return _scalar_or_array(out, gap)
 
 
@@ -302,7 +302,7 @@ def truncated_bayes_lower_bound(
     form: Literal["kl", "log"] = "kl",
     constant: float = 1.0,
 ) -> float:
-    """Prior average of Corollary 1 on :math:`\\{|\\mu_1 - \\mu_2| \\ge \\varepsilon\\}` (Section 3).
+    """Prior average of Corollary 3 on :math:`\\{|\\mu_1 - \\mu_2| \\ge \\varepsilon\\}` (Section 3).
 
     For a frequentist δ-correct algorithm and a two-armed prior,
 
@@ -316,7 +316,7 @@ def truncated_bayes_lower_bound(
     As :math:`\\varepsilon \\to 0` the right-hand side behaves like
     :math:`2 h_g(0)\\, c\\,\\sigma^2 d(\\delta,1-\\delta)/\\varepsilon
     = L(H)\\, c\\,\\sigma^2 d(\\delta,1-\\delta)/\\varepsilon` (the odd part of :math:`h_g`
-    cancels, so the remainder is O(1)); it diverges, which is Theorem 1 for k = 2.
+    cancels, so the remainder is O(1)); it diverges, which is Theorem 2 for k = 2.
 
     Parameters
     ----------
@@ -348,7 +348,7 @@ def truncated_bayes_lower_bound(
     c = _check_positive(constant, "constant")
     _check_form(form)
     loc, scale = gap_distribution(prior)
-    return c * s**2 * _corollary1_numerator(d, form) * _inverse_square_mass(loc, scale, eps)
+    return c * s**2 * _two_arm_numerator(d, form) * _inverse_square_mass(loc, scale, eps)
 
 
 # ------------------------------------------------------------------- Section 4
@@ -359,9 +359,9 @@ def N_V(
     *,
     convention: Literal["printed", "variance"] = "printed",
 ) -> float:
-    """The budget :math:`N_V` of Theorem 2 (Bayesian lower bound).
+    """The budget :math:`N_V` of Theorem 4 (Bayesian lower bound).
 
-    Theorem 2 defines :math:`\\sigma_{\\min} = \\min_i \\sigma_i^2` and
+    Theorem 4 defines :math:`\\sigma_{\\min} = \\min_i \\sigma_i^2` and
 
     .. math:: N_V = \\frac{L(H)^2\\, \\sigma_{\\min}^2 \\ln 2}{16 e^4 \\delta};
 
@@ -371,7 +371,7 @@ def N_V(
     Remark on :math:`\\sigma_{\\min}`: since :math:`\\sigma_{\\min}` is already a variance,
     the printed :math:`\\sigma_{\\min}^2` is :math:`\\min_i \\sigma_i^4`
     (``convention="printed"``, the default, reproduces this literally). The proof in the
-    appendix (last display of the proof of Theorem 2) carries :math:`\\min_s \\sigma_s^2`
+    appendix (last display of the proof of Theorem 4) carries :math:`\\min_s \\sigma_s^2`
     to the first power, which is also what dimensional analysis requires (KL divergences
     scale as :math:`\\Delta^2/\\sigma^2`); ``convention="variance"`` uses
     :math:`\\min_i \\sigma_i^2`. The two agree when :math:`\\min_i \\sigma_i = 1`.
@@ -489,7 +489,7 @@ def d0_printed(prior: GaussianPrior) -> float:
 
 
 def d1_threshold(prior: GaussianPrior, stds: ArrayLike) -> float:
-    """:math:`D_1(H)` of the ratio lemma (Lemma 4 in the appendix on the lower bound).
+    """:math:`D_1(H)` of the ratio lemma (Lemma 12, in the appendix on the lower bound).
 
     .. math::
         D_1 = \\min_{i \\ne j} \\min\\left\\{ \\left|\\frac{m_i}{s_i^2} - \\frac{m_j}{s_j^2}\\right|^{-1},
@@ -532,7 +532,7 @@ def delta_L(
     *,
     ratio_lemma_stds: Literal["prior", "noise"] = "prior",
 ) -> float:
-    """The "sufficiently small δ" threshold :math:`\\delta_L(H)` of Theorem 2.
+    """The "sufficiently small δ" threshold :math:`\\delta_L(H)` of Theorem 4.
 
     Appendix "Sufficiently small δ":
 
@@ -580,8 +580,8 @@ def delta_L(
 
 
 # ------------------------------------------------------------------- Section 5
-def theorem3_upper_bound(prior: GaussianPrior, delta: float, noise_stds: ArrayLike = 1.0) -> float:
-    """Leading term of the upper bound of Theorem 3 (Algorithm 1).
+def upper_bound_leading_term(prior: GaussianPrior, delta: float, noise_stds: ArrayLike = 1.0) -> float:
+    """Leading term of the upper bound of Theorem 6 (Algorithm 1).
 
     .. math::
         C\\,\\sigma_{\\max}^2 \\frac{L(H)^2}{\\delta} \\log\\frac{L(H)}{\\delta},
@@ -589,7 +589,7 @@ def theorem3_upper_bound(prior: GaussianPrior, delta: float, noise_stds: ArrayLi
         \\sigma_{\\max} = \\max_i \\sigma_i.
 
     The theorem adds an :math:`O(\\log \\delta^{-1})` term (prior-dependent) that is not
-    included, and assumes :func:`theorem3_condition`; neither is enforced here.
+    included, and assumes :func:`upper_bound_condition`; neither is enforced here.
 
     Parameters
     ----------
@@ -607,11 +607,11 @@ def theorem3_upper_bound(prior: GaussianPrior, delta: float, noise_stds: ArrayLi
     d = _check_delta(delta)
     sig = V.noise_stds(noise_stds, prior.k)
     L = prior.L()
-    return THEOREM3_C * float(np.max(sig)) ** 2 * L**2 / d * math.log(L / d)
+    return UPPER_BOUND_C * float(np.max(sig)) ** 2 * L**2 / d * math.log(L / d)
 
 
-def theorem3_delta_threshold(prior: GaussianPrior) -> float:
-    """Right-hand side of the hypothesis of Theorem 3.
+def upper_bound_delta_threshold(prior: GaussianPrior) -> float:
+    """Right-hand side of the hypothesis of Theorem 6.
 
     .. math::
         4 L(H) \\min\\left( \\frac{L(H)}{\\sum_i (k-1)/\\xi_i},\\
@@ -629,7 +629,7 @@ def theorem3_delta_threshold(prior: GaussianPrior) -> float:
     return 4.0 * L * min(L / float(np.sum((k - 1) / xi)), float(pair) ** 2)
 
 
-def theorem3_condition(prior: GaussianPrior, delta: float) -> bool:
-    """Whether δ satisfies the hypothesis of Theorem 3 (see :func:`theorem3_delta_threshold`)."""
+def upper_bound_condition(prior: GaussianPrior, delta: float) -> bool:
+    """Whether δ satisfies the hypothesis of Theorem 6 (see :func:`upper_bound_delta_threshold`)."""
     d = _check_delta(delta)
-    return bool(d < theorem3_delta_threshold(prior))
+    return bool(d < upper_bound_delta_threshold(prior))

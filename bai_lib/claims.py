@@ -18,8 +18,8 @@ class ClaimError(AssertionError):
     """A sentence of the book no longer holds for the numbers computed beside it."""
 
 
-def claim(holds: Any, sentence: str, **values: Any) -> str:
-    """Check that ``sentence`` is true: return it when ``holds`` is true, raise otherwise.
+def claim(holds: Any, sentence: str, **values: Any) -> None:
+    """Check that ``sentence`` is true: do nothing when ``holds`` is true, raise otherwise.
 
     Parameters
     ----------
@@ -33,8 +33,8 @@ def claim(holds: Any, sentence: str, **values: Any) -> str:
 
     Returns
     -------
-    str
-        ``sentence``, so that a chapter can also glue it.
+    None
+        Nothing, so that a cell ending with a claim shows no output when it is folded.
 
     Raises
     ------
@@ -52,4 +52,4 @@ def claim(holds: Any, sentence: str, **values: Any) -> str:
         raise ClaimError(f"the book says: «{sentence}», which no longer holds"
                          + (f" ({shown})" if shown else "")
                          + "; rewrite the sentence or find what changed the numbers")
-    return sentence
+    return None

@@ -47,8 +47,15 @@ def count(x: float) -> str:
     return f"{v:.3g}"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def number(x: float, digits: int = 3) -> str:
-    """A real number with ``digits`` significant digits and no e-notation (``0.000123``)."""
+    """A real number with ``digits`` significant digits and no e-notation.
+
+    ``0.000123`` and ``3.14`` as decimals; below ``1e-4`` in magnitude, where a decimal would
+    need a run of zeros to count, as a power of ten: ``2.55e-14`` → ``2.55 × 10⁻¹⁴``.
+    """
     v = _finite(x)
     if v is None:
         return "–"
@@ -56,7 +63,14 @@ def number(x: float, digits: int = 3) -> str:
         return "0"
     if abs(v) >= 1e6:
         return count(v)
-    decimals = max(digits - 1 - int(math.floor(math.log10(abs(v)))), 0)
+    exponent = int(math.floor(math.log10(abs(v))))
+    if exponent < -4:
+        mantissa = round(v / 10.0**exponent, digits - 1)
+        if abs(mantissa) >= 10:          # rounding carried into the next power
+            mantissa, exponent = mantissa / 10, exponent + 1
+        text = f"{mantissa:.{digits - 1}f}"
+        return f"{text} × 10{str(exponent).translate(_SUPERSCRIPT)}"
+    decimals = max(digits - 1 - exponent, 0)
     return f"{v:,.{decimals}f}"
 
 

@@ -2,7 +2,7 @@
 
 Math layer. (Opt2) chooses a sampling budget ``n(g)`` for every gap ``g = μ1 − μ2`` to minimise
 the expected probability of error under the prior subject to an average budget; its solution
-gives the lower bound of Theorem 2 its shape. It is solved exactly through its KKT conditions and
+gives the lower bound of Theorem 4 its shape. It is solved exactly through its KKT conditions and
 one-dimensional integrals over the gap distribution (:func:`bai_lib.bounds.gap_distribution`):
 :func:`solve` for one budget, :func:`frontier` for many, :func:`budget_for_poe` for the budget
 that reaches a target error, and the comparisons :func:`uniform_allocation_poe`,
@@ -195,7 +195,7 @@ def solve(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> S
     integral is one-dimensional; λ is found by Brent's method on :math:`\\log\\lambda`.
 
     For large budgets :math:`V \\approx 8\\sigma^2 L(H)^2 / N` (see
-    :func:`large_budget_poe`): the :math:`L(H)^2/\\delta` rate of Theorem 2.
+    :func:`large_budget_poe`): the :math:`L(H)^2/\\delta` rate of Theorem 4.
 
     Parameters
     ----------
@@ -372,7 +372,7 @@ def uniform_allocation_poe(prior: GaussianPrior, budget: float,
 
 
 def poe_lower_bound(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> float:
-    """PoE lower bound :math:`V/2.4` implied by (Opt2) (sketch of Theorem 2, Section 4).
+    """PoE lower bound :math:`V/2.4` implied by (Opt2) (sketch of Theorem 4, Section 4).
 
     In Section 4, Eq. (modified transportation lemma) gives
     :math:`V_0 = \\int \\frac{1}{2.4} e^{-a(\\mu) E_\\mu[\\tau]} dH \\le \\mathrm{PoE}(\\pi; H)`

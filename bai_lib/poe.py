@@ -58,7 +58,7 @@ def _pair_moments(prior: GaussianPrior, i: int, j: int) -> tuple[float, float]:
     """Mean and standard deviation of ``x`` under ``h_i(x) h_j(x) Π_{s≠i,j} H_s(x)``.
 
     The density of the common value of arms ``i`` and ``j`` when they tie at the top (the
-    integrand of ``L_ij`` in Definition 1, normalised). ``h_i h_j`` is proportional to a
+    integrand of ``L_ij`` in Definition 2, normalised). ``h_i h_j`` is proportional to a
     Gaussian ``N(c0, s0^2)``; the factor ``Π H_s`` is integrated on a fine grid in
     ``y = (x - c0)/s0``. These moments only shape the proposal, so grid accuracy is ample.
     """
@@ -84,7 +84,7 @@ class NearTieProposal:
     """A distribution of arm means that over-samples near ties, with exact weights.
 
     A mixture: with probability ``defensive`` the means are drawn from the prior ``H``;
-    otherwise a pair ``{i, j}`` is chosen with probability ``L_ij(H) / Σ L`` (Definition 1), a
+    otherwise a pair ``{i, j}`` is chosen with probability ``L_ij(H) / Σ L`` (Definition 2), a
     centre ``x ~ N(c_ij, s_ij^2)`` with the mean and spread of the pair's tie value at the top,
     a gap ``u ~ Uniform(-half_width, half_width)``, and ``μ_i = x + u/2``, ``μ_j = x - u/2``,
     the other arms from the prior truncated below ``x`` (so that the pair is the top two, as at

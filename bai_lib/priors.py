@@ -1,12 +1,12 @@
 """Gaussian priors over bandit instances and the constant :math:`L(\\boldsymbol H)`.
 
-This is the *math layer* of :mod:`bai_lib`: it implements Definition 1 (``L_ij(H)``
+This is the *math layer* of :mod:`bai_lib`: it implements Definition 2 (``L_ij(H)``
 and ``L(H)``), the volume lemma (Lemma 1, ``L(H, Δ)``) and the indifference level
 ``Δ0 = δ / (4 L(H))`` of Algorithm 1 (Section 5) of Jang, Komiyama and Yamazaki,
 *Fixed Confidence Best Arm Identification in the Bayesian Setting* (NeurIPS 2024).
 
 All integrals are one-dimensional. For ``k <= 10`` arms of comparable widths ``L(H)`` is
-the sum of the pairwise integrals of Definition 1, each computed with
+the sum of the pairwise integrals of Definition 2, each computed with
 :func:`scipy.integrate.quad`, as in the paper's appendix ("Computation of Δ0"); otherwise it
 is a single integral whose integrand costs ``O(k)`` (see :meth:`~bai_lib.GaussianPrior.L`).
 
@@ -45,7 +45,7 @@ _SQRT_HALF = math.sqrt(0.5)
 _LOG_2 = math.log(2.0)
 _TINY = sys.float_info.min  # smallest normal double: below it a result has lost precision
 
-#: ``method="auto"`` sums the pairwise integrals of Definition 1 up to this many arms (the
+#: ``method="auto"`` sums the pairwise integrals of Definition 2 up to this many arms (the
 #: values used by the book are those of this method) and uses the single integral otherwise.
 PAIRWISE_MAX_K = 10
 #: ... and only while ``max(stds) / min(stds)`` is at most this: the pairwise quadratures lose
@@ -245,7 +245,7 @@ class GaussianPrior:
         value, _ = integrate.quad(f, lo, hi, points=pts, **_QUAD_OPTS)
         return float(value)
 
-    # --------------------------------------------------------- Definition 1
+    # --------------------------------------------------------- Definition 2
     def _pairwise_matrix(self) -> np.ndarray:
         """The ``L_ij`` of this prior's own parameters, one quadrature per pair (``O(k^2)``)."""
         if "pairwise" not in self._cache:
@@ -266,7 +266,7 @@ class GaussianPrior:
         return self._cache["pairwise"]
 
     def L_matrix(self) -> np.ndarray:
-        """The matrix of :math:`L_{ij}(H)` of Definition 1 (zero diagonal).
+        """The matrix of :math:`L_{ij}(H)` of Definition 2 (zero diagonal).
 
         .. math:: L_{ij}(H) = \\int h_i(x)\\, h_j(x) \\prod_{s \\ne i,j} H_s(x)\\, dx,
 
@@ -299,7 +299,7 @@ class GaussianPrior:
         return self._cache["L_matrix"]
 
     def L(self, method: str = "auto") -> float:
-        """:math:`L(H) = \\sum_{i \\ne j} L_{ij}(H)` (Definition 1; a sum over ordered pairs).
+        """:math:`L(H) = \\sum_{i \\ne j} L_{ij}(H)` (Definition 2; a sum over ordered pairs).
 
         Parameters
         ----------
@@ -667,7 +667,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     """``L`` as computed by the authors' released code: :math:`\\sum_{i \\ne j} \\xi_i \\xi_j L_{ij}(H)`.
 
     The released notebooks integrate ``φ((x - m_i)/ξ_i) φ((x - m_j)/ξ_j) ∏ Φ((x - m_s)/ξ_s)``,
-    i.e. the prior densities :math:`h_i(x) = φ((x-m_i)/ξ_i)/ξ_i` of Definition 1 without their
+    i.e. the prior densities :math:`h_i(x) = φ((x-m_i)/ξ_i)/ξ_i` of Definition 2 without their
     factor :math:`1/\\xi_i`. Each term is therefore :math:`\\xi_i\\xi_j L_{ij}(H)`; the two agree
     when every :math:`\\xi_i = 1` (Experiments 1 and 2) and differ in Experiment 3.
 
@@ -695,7 +695,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
 def iid_L(dist: Any, k: int) -> float:
     """:math:`L(H)` of ``k`` arms whose means are iid with a continuous law ``dist``, Gaussian or not.
 
-    For iid arms with density :math:`f` and distribution function :math:`F`, Definition 1
+    For iid arms with density :math:`f` and distribution function :math:`F`, Definition 2
     reduces to :math:`L(H) = k(k-1)\\int f(x)^2 F(x)^{k-2}\\,dx`: the density at zero of the gap
     between the two best arms, times two. For a standard normal law this is
     ``GaussianPrior.standard(k).L()``; for a standard Cauchy law and ``k = 2`` it is

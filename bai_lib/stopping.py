@@ -14,7 +14,7 @@ for TTUCB. The appendix prints :math:`s = 1` (normalised gap against :math:`\\sq
 conventions are in :data:`TTUCB_THRESHOLDS` and :data:`TTUCB_LOG_TERMS`; the released ones are
 the defaults. With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so a run
 on an instance with gap :math:`g` ends near the fixed point :math:`t = 4\\sigma^2\\beta(t)/g^2`,
-which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 1.
+which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 2.
 """
 
 from __future__ import annotations

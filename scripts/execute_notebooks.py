@@ -4,6 +4,7 @@ Usage::
 
     python scripts/execute_notebooks.py [--refresh-timings] [NN_name ...]   # default: all notebooks
     python scripts/execute_notebooks.py --check-results DIR                 # see compare_results
+    python scripts/execute_notebooks.py --text-only [NN_name ...]           # prose/metadata only
 
 (``make reproduce [NB="NN_name ..."] [REFRESH_TIMINGS=1]`` runs the first form.)
 
@@ -195,6 +196,50 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
     return result
 
 
+class CodeChanged(ValueError):
+    """The ``.md`` changes code, so its outputs need a real execution."""
+
+
+def sync_text(md_path: Path) -> list[str]:
+    """Copy the prose and the cell metadata of the ``.md`` into its ``.ipynb``, without executing.
+
+    For edits that cannot change an output: markdown cells, captions and tags in the cells'
+    metadata. Raises :class:`CodeChanged` (naming the cell) when the two files do not have the
+    same code cells with the same sources, since then the stored outputs would be stale.
+    Returns the names of the files written.
+    """
+    md_path = Path(md_path).resolve()
+    ipynb_path = md_path.with_suffix(".ipynb")
+    nb_md = jupytext.read(md_path)
+    nb = nbformat.read(ipynb_path, as_version=4)
+    code_md = [c for c in nb_md.cells if c.cell_type == "code"]
+    code_nb = [c for c in nb.cells if c.cell_type == "code"]
+    if len(code_md) != len(code_nb):
+        raise CodeChanged(f"{md_path.name} has {len(code_md)} code cells, {ipynb_path.name} "
+                          f"{len(code_nb)}: execute it")
+    for n, (a, b) in enumerate(zip(code_md, code_nb)):
+        if a.source != b.source:
+            raise CodeChanged(f"code cell {n} of {md_path.name} differs from the stored one: "
+                              "execute it")
+    outputs = iter(code_nb)
+    cells = []
+    for i, cell in enumerate(nb_md.cells):
+        if cell.cell_type == "code":
+            stored = next(outputs)
+            stored.metadata = cell.metadata
+            cell = stored
+        cell.id = f"{md_path.stem[:2]}-{i:03d}"
+        cells.append(cell)
+    nb.cells = cells
+    written = []
+    if _write_if_changed(ipynb_path, _notebook_text(nb, "ipynb")):
+        written.append(ipynb_path.name)
+    if _write_if_changed(md_path, _notebook_text(nb, "md:myst")):
+        written.append(md_path.name)
+    nbformat.validate(nbformat.read(ipynb_path, as_version=4))
+    return written
+
+
 # --------------------------------------------------------------------------------------------
 # nbval writes the notebooks' CSVs into a temporary directory (tests/conftest.py, make nbval);
 # this comparison is how a test run still catches results that no longer reproduce.
@@ -256,6 +301,9 @@ def main(argv: list[str]) -> int:
                         help="store new outputs for the wall-clock cells (default: keep them)")
     parser.add_argument("--check-results", metavar="DIR", type=Path,
                         help="only compare the CSVs in DIR with results/ and exit")
+    parser.add_argument("--text-only", action="store_true",
+                        help="copy prose and cell metadata into the stored notebooks without "
+                             "executing (refused when a code cell changed)")
     args = parser.parse_args(argv)
     if args.check_results:
         problems = compare_results(args.check_results, RESULTS_DIR, NB_DIR)
@@ -279,6 +327,14 @@ def main(argv: list[str]) -> int:
         if not md.exists():
             print(f"missing {md}", file=sys.stderr)
             return 1
+        if args.text_only:
+            try:
+                written = sync_text(md)
+            except CodeChanged as exc:
+                print(exc, file=sys.stderr)
+                return 1
+            print(f"{name}: " + ("changed: " + ", ".join(written) if written else "unchanged"))
+            continue
         res = execute(md, refresh_timings=refresh, results_dir=RESULTS_DIR)
         total += res.seconds
         notes = []

@@ -1,4 +1,4 @@
-"""Tests for bai_lib.bounds (Corollary 1, Theorems 2-3, the relaxed problem (Opt2))."""
+"""Tests for bai_lib.bounds (Corollary 3, Theorems 4 and 6, the relaxed problem (Opt2))."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_truncated_bound_decreasing_in_cutoff():
     assert np.all(np.diff(vals) < 0)
 
 
-# ------------------------------------------------------------------ Theorem 2
+# ------------------------------------------------------------------ Theorem 4
 def test_N_V_standard_prior():
     delta = 0.01
     L = 1 / math.sqrt(math.pi)  # L(H) for two standard normal arms
@@ -199,24 +199,24 @@ def test_delta_L_readings_differ():
         B.delta_L(prior, ratio_lemma_stds="noise")
 
 
-# ------------------------------------------------------------------ Theorem 3
-def test_theorem3_upper_bound_formula():
+# ------------------------------------------------------------------ Theorem 6
+def test_upper_bound_leading_term_formula():
     L = 1 / math.sqrt(math.pi)
     delta = 0.01
     C = 320 * (math.pi**2 / 3 + 1)
-    assert B.THEOREM3_C == pytest.approx(C)
-    assert B.theorem3_upper_bound(STANDARD, delta) == pytest.approx(C * L**2 / delta * math.log(L / delta), rel=1e-9)
-    assert B.theorem3_upper_bound(STANDARD, delta, [1.0, 3.0]) == pytest.approx(
-        9 * B.theorem3_upper_bound(STANDARD, delta), rel=1e-12
+    assert B.UPPER_BOUND_C == pytest.approx(C)
+    assert B.upper_bound_leading_term(STANDARD, delta) == pytest.approx(C * L**2 / delta * math.log(L / delta), rel=1e-9)
+    assert B.upper_bound_leading_term(STANDARD, delta, [1.0, 3.0]) == pytest.approx(
+        9 * B.upper_bound_leading_term(STANDARD, delta), rel=1e-12
     )
 
 
-def test_theorem3_condition():
+def test_upper_bound_condition():
     L = 1 / math.sqrt(math.pi)
     thr = 4 * L * min(L / 2, (L / 2) ** 2)  # L_12 = L/2, ξ = 1
-    assert B.theorem3_delta_threshold(STANDARD) == pytest.approx(thr, rel=1e-9)
-    assert B.theorem3_condition(STANDARD, 0.99 * thr)
-    assert not B.theorem3_condition(STANDARD, 1.01 * thr)
+    assert B.upper_bound_delta_threshold(STANDARD) == pytest.approx(thr, rel=1e-9)
+    assert B.upper_bound_condition(STANDARD, 0.99 * thr)
+    assert not B.upper_bound_condition(STANDARD, 1.01 * thr)
 
 
 # ------------------------------------------------------------------ (Opt2)
@@ -356,9 +356,9 @@ def test_delta_validation(bad):
     with pytest.raises(ValueError, match="delta"):
         B.N_V(STANDARD, bad)
     with pytest.raises(ValueError, match="delta"):
-        B.theorem3_upper_bound(STANDARD, bad)
+        B.upper_bound_leading_term(STANDARD, bad)
     with pytest.raises(ValueError, match="delta"):
-        B.theorem3_condition(STANDARD, bad)
+        B.upper_bound_condition(STANDARD, bad)
 
 
 def test_other_validation():
@@ -387,7 +387,7 @@ def test_other_validation():
     with pytest.raises(ValueError, match="noise_stds"):
         B.N_V(STANDARD, 0.1, [1.0, 0.0])
     with pytest.raises(ValueError, match="noise_stds"):
-        B.theorem3_upper_bound(STANDARD, 0.1, [1.0, 1.0, 1.0])
+        B.upper_bound_leading_term(STANDARD, 0.1, [1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="convention"):
         B.N_V(STANDARD, 0.1, convention="other")
     with pytest.raises(ValueError, match="budget"):

@@ -22,6 +22,11 @@ def test_count():
 
 def test_number_rate_interval():
     assert F.number(0.000123456) == "0.000123"
+    assert F.number(2.55e-14) == "2.55 × 10⁻¹⁴"
+    assert F.number(-3.962e-6) == "-3.96 × 10⁻⁶"
+    assert F.number(9.996e-6) == "1.00 × 10⁻⁵"          # rounding carries into the power
+    assert F.number(0.0000731, digits=2) == "7.3 × 10⁻⁵"
+    assert "e" not in F.number(1e-300)
     assert F.number(3.14159) == "3.14"
     assert F.number(1234.5) == "1,234"
     assert F.number(0) == "0"

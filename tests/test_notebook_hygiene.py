@@ -126,3 +126,68 @@ def test_no_numpy_scalar_reprs_stored(ipynb):
                 s = "".join(t) if isinstance(t, list) else str(t)
                 if re.search(r"\bnp\.(float|int|bool_?)\w*\(", s):
                     pytest.fail(f"{ipynb.name} cell {i} stores a numpy scalar repr: {s[:120]}")
+
+
+def _code_sources(ipynb):
+    nb = json.loads(ipynb.read_text())
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_every_chapter_guards_its_sentences(ipynb):
+    """Each chapter checks its qualitative sentences with ``bai_lib.claims.claim`` (see that
+    module): nbval then fails the day a sentence stops being true."""
+    calls = sum(len(re.findall(r"(?<![\w.])claim\(", src)) for src in _code_sources(ipynb))
+    assert calls >= 1, (f"{ipynb.name} guards none of its sentences: add "
+                        "`claim(<verdict>, \"<the sentence>\")` in a removed cell beside each "
+                        "qualitative statement of its prose")
+
+
+_REPR_RESULT = re.compile(r"^(True|False|\{['\"].*\}|[A-Z]\w+\(\w+=.*\))$", re.S)
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_no_bare_booleans_or_reprs_as_results(ipynb):
+    """A result is shown as a sentence, a number or a table: never a bare ``True``, a dict repr or
+    a dataclass repr such as ``Elimination(delta0=None, ...)``."""
+    nb = json.loads(ipynb.read_text())
+    for i, c in enumerate(nb["cells"]):
+        for o in c.get("outputs", []):
+            if o.get("output_type") not in ("execute_result", "display_data", "stream"):
+                continue
+            plain = o.get("text") if o.get("output_type") == "stream" else \
+                o.get("data", {}).get("text/plain")
+            if plain is None or "text/html" in o.get("data", {}):
+                continue
+            for line in "".join(plain).strip().splitlines() or [""]:
+                if _REPR_RESULT.match(line.strip()):
+                    pytest.fail(f"{ipynb.name} cell {i} shows a repr or a bare boolean as a "
+                                f"result: {line.strip()[:100]}")
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_every_figure_and_table_is_numbered_and_captioned(ipynb):
+    """A plot or a results table is shown as a numbered figure or table with a caption (the cell's
+    ``mystnb.figure`` metadata; ``fig-...`` / ``tab-...`` names, see book/_ext/captions.py), and
+    each captioned cell shows exactly one output, so one caption belongs to one thing."""
+    nb = json.loads(ipynb.read_text())
+    names = []
+    for i, c in enumerate(nb["cells"]):
+        if c["cell_type"] != "code":
+            continue
+        shown = [o for o in c.get("outputs", []) if o.get("output_type") in ("display_data", "execute_result")]
+        kinds = ["figure" if "image/png" in o["data"] else "table" for o in shown
+                 if "image/png" in o["data"] or "<table" in "".join(o["data"].get("text/html", ""))]
+        fig = c["metadata"].get("mystnb", {}).get("figure")
+        if not kinds:
+            assert fig is None, f"{ipynb.name} cell {i} has a caption but shows no figure or table"
+            continue
+        assert fig and fig.get("caption", "").strip(), (
+            f"{ipynb.name} cell {i} shows a {kinds[0]} without a caption: add\n"
+            "---\nmystnb:\n  figure:\n    name: fig-... (or tab-...)\n    caption: ...\n---")
+        assert len(shown) == 1, f"{ipynb.name} cell {i}: one captioned cell, one output ({len(shown)} shown)"
+        prefix = "fig-" if kinds[0] == "figure" else "tab-"
+        assert str(fig.get("name", "")).startswith(prefix), (
+            f"{ipynb.name} cell {i}: a {kinds[0]}'s name starts with {prefix!r}, got {fig.get('name')!r}")
+        names.append(fig["name"])
+    assert len(names) == len(set(names)), f"{ipynb.name}: duplicate figure/table names {names}"

@@ -226,3 +226,30 @@ def test_hygiene_hint_names_the_execute_script_first():
     assert "execute_notebooks.py" in hint
     if "jupytext" in hint:
         assert hint.index("execute_notebooks.py") < hint.index("jupytext")
+
+
+def test_text_only_sync_copies_prose_and_metadata_and_refuses_code_changes(tmp_path, execute_script):
+    md = _chapter(tmp_path)
+    execute_script.execute(md)
+    ipynb = md.with_suffix(".ipynb")
+    outputs_before = [c.get("outputs") for c in json.loads(ipynb.read_text())["cells"]]
+    text = md.read_text()
+    # new prose and a caption in a code cell's metadata: no execution needed
+    edited = (text.replace("# A synthetic chapter", "# A synthetic chapter, reworded")
+              .replace("```{code-cell} ipython3\nimport time\n\nwith open",
+                       "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: A caption\n"
+                       "---\nimport time\n\nwith open"))
+    assert edited.count("A caption") == 1
+    md.write_text(edited)
+    assert "99_synthetic.ipynb" in execute_script.sync_text(md)
+    cells = json.loads(ipynb.read_text())["cells"]
+    assert "reworded" in "".join(cells[0]["source"])
+    assert cells[1]["metadata"]["mystnb"]["figure"]["caption"] == "A caption"
+    assert [c.get("outputs") for c in cells] == outputs_before, "stored outputs must be kept"
+    assert execute_script.sync_text(md) == [], "a second sync must change nothing"
+    # a code change needs an execution: refused, and the stored notebook is left alone
+    stored = ipynb.read_bytes()
+    md.write_text(edited.replace('print("deterministic")', 'print("changed")'))
+    with pytest.raises(execute_script.CodeChanged, match="code cell 0 .* execute it"):
+        execute_script.sync_text(md)
+    assert ipynb.read_bytes() == stored
