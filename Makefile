@@ -68,8 +68,8 @@ bench-sweep: $(STAMP)
 	$(BIN)/python benchmarks/bench_sweep.py $(if $(RUNS),--runs $(RUNS))
 
 screenshots: book
-	$(BIN)/python scripts/screenshots.py 1280
-	$(BIN)/python scripts/screenshots.py 400
+	$(BIN)/python scripts/screenshots.py --width 1280
+	$(BIN)/python scripts/screenshots.py --width 400
 
 lock: $(STAMP)
 	(echo "# Exact pins of the whole stack (Python 3.11). Regenerate with: make lock"; \

@@ -1,13 +1,16 @@
 """Write one full-page PNG per page of the built book to ``_build/screenshots/``.
 
-Usage: ``python scripts/screenshots.py [WIDTH]`` after ``make book`` (default width 1280 px;
-``make screenshots`` also writes a 400 px set). Serves ``_build/html`` on 127.0.0.1 and drives
+Usage: ``python scripts/screenshots.py [--width PX] [--html DIR] [--out DIR] [PAGE ...]`` after
+``make book`` (default width 1280 px; ``make screenshots`` also writes a 400 px set). ``PAGE``
+selects pages whose path contains it (``intro``, ``04_``); ``--html`` shoots another build, e.g.
+an older version of the book for a before/after comparison. Serves ``_build/html`` on 127.0.0.1 and drives
 headless Chromium (Debian packages ``chromium`` and ``chromium-driver``) through selenium,
 waiting for MathJax before each capture.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import http.server
 import shutil
@@ -31,13 +34,19 @@ if (!document.querySelector('.math')) { done(); return; }
 
 
 def main(argv: list[str]) -> int:
-    width = int(argv[0]) if argv else 1280
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--width", type=int, default=1280, help="viewport width in CSS px")
+    parser.add_argument("--html", type=Path, default=HTML, help="the built book's HTML directory")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the PNGs go")
+    parser.add_argument("pages", nargs="*", help="only pages whose path contains one of these")
+    args = parser.parse_args(argv)
+    width, html, out = args.width, args.html, args.out
     chrome, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if not (chrome and driver_path):
         print("needs the Debian packages chromium and chromium-driver", file=sys.stderr)
         return 1
-    if not (HTML / "book" / "intro.html").exists():
-        print(f"no book in {HTML}; run `make book` first", file=sys.stderr)
+    if not (html / "book" / "intro.html").exists():
+        print(f"no book in {html}; run `make book` first", file=sys.stderr)
         return 1
     from selenium import webdriver
     from selenium.common.exceptions import TimeoutException
@@ -55,7 +64,7 @@ def main(argv: list[str]) -> int:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(HTML)))
+                                             functools.partial(Quiet, directory=str(html)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     opts = webdriver.ChromeOptions()
@@ -65,8 +74,10 @@ def main(argv: list[str]) -> int:
         opts.add_argument(arg)
     drv = webdriver.Chrome(service=Service(driver_path), options=opts)
     drv.set_script_timeout(30)
-    OUT.mkdir(parents=True, exist_ok=True)
-    pages = sorted((HTML / "book").rglob("*.html")) + sorted((HTML / "notebooks").glob("*.html"))
+    out.mkdir(parents=True, exist_ok=True)
+    pages = sorted((html / "book").rglob("*.html")) + sorted((html / "notebooks").glob("*.html"))
+    if args.pages:
+        pages = [p for p in pages if any(sel in p.relative_to(html).as_posix() for sel in args.pages)]
 
     def set_size(height):
         # Headless Chromium keeps windows at least 500 px wide: narrower widths are emulated.
@@ -75,15 +86,15 @@ def main(argv: list[str]) -> int:
 
     try:
         for page in pages:
-            rel = page.relative_to(HTML).as_posix()
+            rel = page.relative_to(html).as_posix()
             set_size(900)
             drv.get(f"{base}/{rel}")
             wait_for_math(rel)
             height = drv.execute_script("return document.documentElement.scrollHeight")
             set_size(min(int(height), 30000))
             wait_for_math(rel)
-            name = page.relative_to(HTML / page.relative_to(HTML).parts[0]).with_suffix("").as_posix()
-            target = OUT / f"{name.replace('/', '-')}-{width}px.png"
+            name = page.relative_to(html / page.relative_to(html).parts[0]).with_suffix("").as_posix()
+            target = out / f"{name.replace('/', '-')}-{width}px.png"
             drv.save_screenshot(str(target))
             print(target)
     finally:

@@ -191,3 +191,37 @@ def test_every_figure_and_table_is_numbered_and_captioned(ipynb):
             f"{ipynb.name} cell {i}: a {kinds[0]}'s name starts with {prefix!r}, got {fig.get('name')!r}")
         names.append(fig["name"])
     assert len(names) == len(set(names)), f"{ipynb.name}: duplicate figure/table names {names}"
+
+
+_FONTSIZE = re.compile(r"fontsize\s*=\s*([0-9.]+)")
+_FRAC_IN_LABEL = re.compile(r"label\s*=\s*r?[\"'][^\"']*\\frac")
+
+
+@pytest.mark.parametrize("ipynb", IPYNBS, ids=lambda p: p.stem)
+def test_figures_are_sharp_and_legible_on_a_phone(ipynb):
+    """Every stored figure is a 2x PNG (IPython's retina format, set by ``use_style``: the
+    image is twice as many pixels wide as the width it is shown at). Its code sets no font
+    smaller than the style's 10 pt (at the style's 6 in width, 8 CSS px on a 400 px phone; see
+    tests/test_plotting.py) and puts no ``\\frac`` in a legend label, which mathtext draws at
+    half size."""
+    import base64
+    import struct
+
+    nb = json.loads(ipynb.read_text())
+    for i, c in enumerate(nb["cells"]):
+        if c["cell_type"] != "code":
+            continue
+        src = "".join(c["source"])
+        for size in _FONTSIZE.findall(src):
+            assert float(size) >= 10, f"{ipynb.name} cell {i}: fontsize={size} is below 10 pt"
+        assert not _FRAC_IN_LABEL.search(src), f"{ipynb.name} cell {i}: \\frac in a legend label"
+        for o in c.get("outputs", []):
+            png = o.get("data", {}).get("image/png")
+            if png is None:
+                continue
+            raw = base64.b64decode("".join(png))
+            px_width = struct.unpack(">I", raw[16:20])[0]   # the IHDR chunk
+            shown = o.get("metadata", {}).get("image/png", {}).get("width")
+            assert shown, f"{ipynb.name} cell {i}: a 1x PNG ({px_width} px) with no display width"
+            assert px_width >= 2 * int(shown) - 2, (
+                f"{ipynb.name} cell {i}: {px_width} px shown {shown} px wide is not a 2x image")
