@@ -314,9 +314,14 @@ def truncated_bayes_lower_bound(
     :math:`g = \\mu_1 - \\mu_2 \\sim N(m_1 - m_2, \\xi_1^2 + \\xi_2^2)`
     (see :func:`frequentist_lower_bound` for ``form``, ``constant`` and the role of σ).
     As :math:`\\varepsilon \\to 0` the right-hand side behaves like
-    :math:`2 h_g(0)\\, c\\,\\sigma^2 d(\\delta,1-\\delta)/\\varepsilon
-    = L(H)\\, c\\,\\sigma^2 d(\\delta,1-\\delta)/\\varepsilon` (the odd part of :math:`h_g`
-    cancels, so the remainder is O(1)); it diverges, which is Theorem 2 for k = 2.
+
+    .. math::
+
+        2 h_g(0)\\, c\\,\\sigma^2 \\frac{d(\\delta,1-\\delta)}{\\varepsilon}
+        = L(H)\\, c\\,\\sigma^2 \\frac{d(\\delta,1-\\delta)}{\\varepsilon}
+
+    (the odd part of :math:`h_g` cancels, so the remainder is O(1)); it diverges, which is
+    Theorem 2 for k = 2.
 
     Parameters
     ----------

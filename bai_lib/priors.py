@@ -327,8 +327,14 @@ class GaussianPrior:
         where :math:`\\prod_s H_s` is the distribution function of the best mean
         :math:`\\mu_{(1)}` (and :math:`\\prod_s H_s \\sum_i r_i` its density). The bracket is
         :math:`\\sum_{i \\ne j} r_i r_j`; with :math:`r_{(1)} \\ge r_{(2)}` the two largest
-        ratios it is evaluated as :math:`2 r_{(1)} r_{(2)} [\\sum_{i \\ne (1)} v_i +
-        (r_{(2)}/r_{(1)}) \\sum_{j<i;\\, i,j \\ne (1)} v_i v_j]`, :math:`v_i = r_i / r_{(2)}`,
+        ratios it is evaluated as
+
+        .. math::
+
+            2 r_{(1)} r_{(2)} \\Big[\\sum_{i \\ne (1)} v_i
+            + \\frac{r_{(2)}}{r_{(1)}} \\sum_{j<i;\\, i,j \\ne (1)} v_i v_j\\Big],
+            \\qquad v_i = r_i / r_{(2)},
+
         a sum of positive terms (no cancellation when one :math:`r_i` dominates, no underflow
         when the ratios span more than the double range). Everything is computed in log space:
         :math:`\\log \\prod_s H_s = \\sum_s \\log \\Phi(z_s)` with

@@ -6,9 +6,12 @@ frequentist baselines. Written for two arms with equal noise :math:`\\sigma`, bo
 .. math:: \\frac{(\\hat\\mu_1 - \\hat\\mu_2)^2}{\\sigma^2(1/N_1 + 1/N_2)} \\ge \\beta(t),
 
 with :math:`\\beta(t) = 2\\log(t/\\delta)` for TTTS (Chernoff's GLR with :math:`C = 1`,
-:math:`\\alpha = 1`) and :math:`\\beta(t) = s\\,c(t, \\delta)`,
-:math:`c(t,\\delta) = 2C_G(\\tfrac12\\log\\frac{k-1}{\\delta}) + 4\\log(4 + \\log\\frac{t - a}{2})`,
-for TTUCB. The appendix prints :math:`s = 1` (normalised gap against :math:`\\sqrt c`) and
+:math:`\\alpha = 1`) and :math:`\\beta(t) = s\\,c(t, \\delta)` for TTUCB, where
+
+.. math:: c(t,\\delta) = 2C_G\\Big(\\frac12\\log\\frac{k-1}{\\delta}\\Big)
+    + 4\\log\\Big(4 + \\log\\frac{t - a}{2}\\Big).
+
+The appendix prints :math:`s = 1` (normalised gap against :math:`\\sqrt c`) and
 :math:`a = 0`; the authors' released code uses :math:`s = 2` (normalised gap against
 :math:`\\sqrt{2c}`, the Gaussian GLR test of Jourdan & Degenne) and :math:`a = 1`. Both
 conventions are in :data:`TTUCB_THRESHOLDS` and :data:`TTUCB_LOG_TERMS`; the released ones are

@@ -217,3 +217,221 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
                 problems.append(f"{page}: console error: {msg[:200]}")
     print(f"browser test: {len(pages)} pages, {n_checks} checks")
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Every screen and paper: a 400 px phone (emulated: headless Chromium keeps windows at least
+# 500 px wide), 1280 px, and print media.
+
+PHONE = 400
+
+
+def _emulate(driver, width: int | None) -> None:
+    if width is None:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    else:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": 900, "deviceScaleFactor": 1,
+                                "mobile": False})
+
+
+def _open(driver, url: str) -> None:
+    driver.get(url)
+    assert driver.execute_async_script(MATHJAX_DONE_JS) == "ok", url
+
+
+def _visible(driver, selector: str):
+    found = [e for e in driver.find_elements("css selector", selector) if e.is_displayed()]
+    assert found, f"no visible {selector!r}"
+    return found[0]
+
+
+def _wait_for(driver, script: str, what: str, timeout: float = 5.0):
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+VISIBLE_LINKS_JS = r"""
+return Array.from(document.querySelectorAll(arguments[0] + ' a[href]')).filter(a => {
+  const r = a.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.left < innerWidth;
+}).map(a => a.getAttribute('href'));
+"""
+
+
+# true when the primary sidebar is on screen, false when slid out of view or hidden
+SIDEBAR_SHOWN_JS = r"""
+const s = document.querySelector('#pst-primary-sidebar');
+const r = s.getBoundingClientRect();
+const shown = getComputedStyle(s).visibility !== 'hidden' && r.right > 100 && r.left >= 0;
+return shown === SHOWN;
+"""
+
+
+def test_navigation_opens_at_every_width(served_book, driver):
+    """The sidebar buttons of the article header work: on a phone the chapter list and the page
+    contents open as drawers; on a wide screen the button collapses and restores the sidebar."""
+    html, base = served_book
+    url = f"{base}/notebooks/04_algorithm1.html"
+    try:
+        _emulate(driver, PHONE)
+        _open(driver, url)
+        assert not driver.execute_script(VISIBLE_LINKS_JS, "#pst-primary-sidebar"), \
+            "at 400 px the chapter list should start closed"
+        _visible(driver, ".bd-header-article .primary-toggle").click()
+        _wait_for(driver, "return document.querySelector('#pst-primary-sidebar-modal').open",
+                  "the chapter drawer opens at 400 px")
+        links = driver.execute_script(VISIBLE_LINKS_JS, "#pst-primary-sidebar-modal")
+        chapters = {h for h in links if re.search(r"\d\d_\w+\.html", h)}
+        assert len(chapters) >= 11, f"the drawer shows {len(chapters)} chapter links: {links}"
+        driver.execute_script("document.querySelector('#pst-primary-sidebar-modal').close()")
+        _visible(driver, ".bd-header-article .secondary-toggle").click()
+        _wait_for(driver, "return document.querySelector('#pst-secondary-sidebar-modal').open",
+                  "the page contents drawer opens at 400 px")
+        toc = driver.execute_script(VISIBLE_LINKS_JS, "#pst-secondary-sidebar-modal")
+        assert sum(h.startswith("#") for h in toc) >= 3, f"page contents drawer: {toc}"
+        driver.execute_script("document.querySelector('#pst-secondary-sidebar-modal').close()")
+
+        _emulate(driver, WIDTH)
+        _open(driver, url)
+        assert driver.execute_script(VISIBLE_LINKS_JS, "#pst-primary-sidebar"), \
+            "at 1280 px the chapter list is shown"
+        toggle = _visible(driver, ".bd-header-article .primary-toggle")
+        toggle.click()
+        _wait_for(driver, SIDEBAR_SHOWN_JS.replace("SHOWN", "false"),
+                  "the sidebar button collapses the sidebar at 1280 px")
+        assert not driver.execute_script(VISIBLE_LINKS_JS, "#pst-primary-sidebar")
+        toggle.click()
+        _wait_for(driver, SIDEBAR_SHOWN_JS.replace("SHOWN", "true"),
+                  "a second click brings the sidebar back")
+    finally:
+        _emulate(driver, None)
+
+
+# Every formula at phone width: an inline formula ends inside the column; a display either fits or
+# scrolls inside its own box with the shadow cue of book.css (marked by _static/math_scroll.js).
+# Every image fits the column with its proportions kept.
+PHONE_MATH_JS = r"""
+const art = document.querySelector('article.bd-article');
+const col = art.getBoundingClientRect();
+const bad = [];
+let scrolling = 0;
+for (const m of art.querySelectorAll('mjx-container')) {
+  if (m.closest('details:not([open])')) continue;
+  const r = m.getBoundingClientRect();
+  if (!r.width) continue;
+  const text = m.textContent.slice(0, 50);
+  if (m.getAttribute('display') !== 'true') {
+    if (r.right > col.right + 2 || r.left < col.left - 2) bad.push(`inline, ends at ${Math.round(r.right)} of ${Math.round(col.right)}: ${text}`);
+    continue;
+  }
+  if (r.right > col.right + 2 || r.left < col.left - 2) { bad.push(`display outside the column: ${text}`); continue; }
+  if (m.scrollWidth > m.clientWidth + 2) {
+    const s = getComputedStyle(m);
+    if (s.overflowX !== 'auto' || !m.classList.contains('bai-scrolls') || s.boxShadow === 'none') bad.push(`display cut without a scroll cue: ${text}`);
+    else scrolling += 1;
+  }
+}
+for (const img of art.querySelectorAll('img')) {
+  const r = img.getBoundingClientRect();
+  if (!r.width || !img.naturalWidth) continue;
+  const shown = r.width / r.height, natural = img.naturalWidth / img.naturalHeight;
+  if (Math.abs(shown / natural - 1) > 0.02 || r.right > col.right + 2)
+    bad.push(`image shown ${Math.round(r.width)}x${Math.round(r.height)} px, drawn ${img.naturalWidth}x${img.naturalHeight}: ${(img.alt || '').slice(0, 40)}`);
+}
+return [bad, scrolling];
+"""
+
+# Every non-empty cell of a results table: inside the column, at least a third of it wide (not a
+# column squeezed until its words break letter by letter), and no table scrolls sideways.
+PHONE_TABLE_JS = r"""
+const art = document.querySelector('article.bd-article');
+const col = art.getBoundingClientRect();
+const bad = [];
+let cells = 0;
+for (const t of art.querySelectorAll('table')) {
+  if (t.closest('details:not([open])')) continue;
+  for (let el = t; el && el !== art; el = el.parentElement) {
+    if (el.scrollWidth > el.clientWidth + 2 && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) {
+      bad.push(`a table scrolls sideways (${el.scrollWidth} > ${el.clientWidth})`); break;
+    }
+  }
+  for (const c of t.querySelectorAll('td, th')) {
+    const r = c.getBoundingClientRect();
+    if (!r.width || !c.textContent.trim()) continue;
+    cells += 1;
+    if (r.right > col.right + 2 || r.width < col.width / 3)
+      bad.push(`cell ${Math.round(r.width)} px wide ending at ${Math.round(r.right)} (column ${Math.round(col.width)}): ${c.textContent.trim().slice(0, 30)}`);
+  }
+}
+return [bad, cells];
+"""
+
+
+def test_phone_width_keeps_math_and_tables_readable(served_book, driver):
+    html, base = served_book
+    problems, n_scrolling, n_cells = [], 0, 0
+    try:
+        _emulate(driver, PHONE)
+        for page in _pages(html):
+            _open(driver, f"{base}/{page}")
+            bad, scrolling = driver.execute_script(PHONE_MATH_JS)
+            problems += [f"{page}: {b}" for b in bad]
+            n_scrolling += scrolling
+            if page in ("book/intro.html", "notebooks/12_certified_error.html"):
+                bad, cells = driver.execute_script(PHONE_TABLE_JS)
+                problems += [f"{page}: {b}" for b in bad[:8]]
+                n_cells += cells
+    finally:
+        _emulate(driver, None)
+    print(f"phone width: {n_scrolling} displays scroll with a cue; {n_cells} table cells checked")
+    assert n_cells > 100
+    assert not problems, "\n".join(problems)
+
+
+PRINT_JS = r"""
+const hidden = el => !el || getComputedStyle(el).display === 'none' || el.closest('[style*="display: none"]') || el.getBoundingClientRect().height === 0;
+const shown = [];
+for (const sel of ['.bd-sidebar-primary', '.bd-sidebar-secondary', '.bd-header-article',
+                   '.prev-next-area', 'details.hide summary', 'button', '.bd-footer']) {
+  for (const el of document.querySelectorAll(sel)) if (!hidden(el)) shown.push(sel);
+}
+const art = document.querySelector('article.bd-article').getBoundingClientRect();
+return [Array.from(new Set(shown)), Math.round(art.width), document.querySelectorAll('article img').length];
+"""
+
+
+def test_print_media_shows_the_page_only(served_book, driver):
+    """Under print media: no sidebars, article header, buttons, folded code cells or prev/next
+    links; the article uses the page width and keeps its figures."""
+    html, base = served_book
+    try:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        for page in ("book/intro.html", "notebooks/05_experiment1.html"):
+            _open(driver, f"{base}/{page}")
+            shown, width, images = driver.execute_script(PRINT_JS)
+            assert not shown, f"{page} prints {shown}"
+            assert width > 0.9 * WIDTH * 0.75, f"{page}: the article is {width} px wide in print"
+            if page.startswith("notebooks"):
+                assert images >= 1
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+def test_search_snippets_show_no_tex(served_book, driver):
+    """The search page's snippets quote the text with formulas as plain text, not TeX."""
+    html, base = served_book
+    driver.get(f"{base}/search.html?q=prior")
+    snippets = _wait_for(
+        driver, "const s = Array.from(document.querySelectorAll('#search-results p.context'))"
+                ".map(p => p.textContent); return s.length >= 5 ? s : null;",
+        "search results with snippets", timeout=20)
+    tex = [s for s in snippets if re.search(r"\\[A-Za-z(\[]|\$", s)]
+    assert not tex, f"{len(tex)} of {len(snippets)} snippets show TeX, e.g. {tex[0][:160]!r}"
