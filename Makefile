@@ -12,10 +12,13 @@ export BAI_LIB_PROGRESS := 0
 NB ?=
 REFRESH_TIMINGS ?=
 
-.PHONY: help venv book test unit nbval lab reproduce bench bench-sweep lock screenshots clean
+.PHONY: help venv book serve pdf test unit nbval lab reproduce bench bench-sweep lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
+	@echo "make serve      build the book and serve it on http://127.0.0.1:8000 (full-text search"
+	@echo "                needs a server: opened from disk, the search shows titles only)"
+	@echo "make pdf        the whole book as one PDF with typeset math -> _build/pdf/book.pdf"
 	@echo "make test       unit tests + nbval over every notebook + hygiene + warning-free book build"
 	@echo "make lab        JupyterLab on the chapters (notebooks/*.md open as notebooks through Jupytext)"
 	@echo "make reproduce  re-execute every notebook from its .md source (writes notebooks/ and results/),"
@@ -37,6 +40,16 @@ venv: $(STAMP)
 book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
+
+PORT ?= 8000
+serve: book
+	@echo "Serving the book on http://127.0.0.1:$(PORT)/ (Ctrl-C stops)"
+	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 $(PORT)
+
+# One page holding every chapter (Sphinx's singlehtml builder), printed by headless Chromium.
+pdf: $(STAMP)
+	$(BIN)/jupyter-book build . --builder singlehtml
+	$(BIN)/python scripts/make_pdf.py
 
 # conftest.py adds the nbval settings (current environment, nbval_sanitize.cfg), sends the
 # notebooks' CSVs to a temporary directory and ends with the check against results/.

@@ -72,9 +72,13 @@ def main(argv: list[str]) -> int:
     # script and the HTTP requests of the driver may take that long
     drv.set_script_timeout(1200)
     drv.command_executor.client_config.timeout = 1200
+    # The single page is written to book/intro.html but links its styles, scripts and images
+    # relative to the build's root: it is served from there under another name.
+    printed = args.html / "_print.html"
+    printed.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
     start = time.monotonic()
     try:
-        drv.get(f"http://127.0.0.1:{server.server_address[1]}/book/intro.html")
+        drv.get(f"http://127.0.0.1:{server.server_address[1]}/{printed.name}")
         state = drv.execute_async_script(WAIT_MATHJAX)
         if state != "ok":
             print(f"MathJax: {state}", file=sys.stderr)
@@ -85,7 +89,9 @@ def main(argv: list[str]) -> int:
             return 1
         pdf = drv.execute_cdp_cmd("Page.printToPDF", {
             "paperWidth": 8.27, "paperHeight": 11.69,          # A4, inches
-            "marginTop": 0.6, "marginBottom": 0.7, "marginLeft": 0.6, "marginRight": 0.6,
+            "marginTop": 0.5, "marginBottom": 0.6, "marginLeft": 0.5, "marginRight": 0.5,
+            # 80%: the column is then about 870 CSS px wide, as on a laptop screen
+            "scale": 0.8,
             "printBackground": True, "preferCSSPageSize": False,
             "displayHeaderFooter": True, "headerTemplate": "<div></div>",
             "footerTemplate": FOOTER,
@@ -93,6 +99,7 @@ def main(argv: list[str]) -> int:
     finally:
         drv.quit()
         server.shutdown()
+        printed.unlink()
     data = base64.b64decode(pdf["data"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)
