@@ -42,12 +42,26 @@ _SYMBOLS = {
     "times": "×", "cdot": "·", "infty": "∞", "to": "→", "pm": "±", "sqrt": "√",
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ", "varepsilon": "ε",
     "epsilon": "ε", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "sigma": "σ", "tau": "τ",
-    "xi": "ξ", "theta": "θ", "bmu": "μ", "bH": "H",
+    "xi": "ξ", "theta": "θ", "bmu": "μ", "bH": "H", "sim": "∼", "in": "∈", "sum": "Σ",
+    "prod": "Π", "int": "∫", "otimes": "⊗", "ldots": "…", "dots": "…", "cdots": "…",
+    "log": "log ", "exp": "exp ", "min": "min ", "max": "max ",
 }
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+
+
+def _over(num: str, den: str) -> str:
+    """``num/den``, each side in parentheses unless it is a single symbol or number."""
+    def group(part: str) -> str:
+        part = part.strip()
+        return part if re.fullmatch(r"\\?[A-Za-z]+|[0-9.]+", part) else f"({part})"
+    return f"{group(num)}/{group(den)}"
 
 
 def _speakable(latex: str) -> str:
-    """A formula as plain text for alternative text: ``\\mathbb{P}[g \\le \\Delta_0]`` → ``P[g ≤ Δ0]``."""
+    """A formula as plain text for alternative text: ``\\mathbb{P}[g \\le \\Delta_0]`` → ``P[g ≤ Δ0]``,
+    ``\\log\\frac{1}{2.4\\delta}`` → ``log 1/(2.4δ)``."""
+    for _ in range(4):   # nested fractions, innermost first
+        latex = _FRAC.sub(lambda m: _over(m.group(1), m.group(2)), latex)
     text = re.sub(r"\\([A-Za-z]+)", lambda m: _SYMBOLS.get(m.group(1), " " if m.group(1) in
                                                           ("quad", "qquad", "enspace") else ""),
                   latex)
