@@ -193,6 +193,12 @@ def test_every_figure_and_table_is_numbered_and_captioned(ipynb):
     assert len(names) == len(set(names)), f"{ipynb.name}: duplicate figure/table names {names}"
 
 
+import matplotlib  # noqa: E402
+
+from bai_lib.plotting import MIN_TEXT_PX, PHONE_COLUMN_PX, use_style  # noqa: E402
+
+use_style()
+_STYLE_DPI = matplotlib.rcParams["figure.dpi"]
 _FONTSIZE = re.compile(r"fontsize\s*=\s*([0-9.]+)")
 _FRAC_IN_LABEL = re.compile(r"label\s*=\s*r?[\"'][^\"']*\\frac")
 
@@ -225,3 +231,9 @@ def test_figures_are_sharp_and_legible_on_a_phone(ipynb):
             assert shown, f"{ipynb.name} cell {i}: a 1x PNG ({px_width} px) with no display width"
             assert px_width >= 2 * int(shown) - 2, (
                 f"{ipynb.name} cell {i}: {px_width} px shown {shown} px wide is not a 2x image")
+            # the style's smallest text, 10 pt at 110 dpi, is 15.3 CSS px at the natural size;
+            # shrunk to a phone's column it stays >= MIN_TEXT_PX only if the image is not wider
+            natural_text_px = 10 / 72 * _STYLE_DPI
+            assert int(shown) * MIN_TEXT_PX / natural_text_px <= PHONE_COLUMN_PX + 0.5, (
+                f"{ipynb.name} cell {i}: an image {shown} px wide shrinks its 10 pt text below "
+                f"{MIN_TEXT_PX} px at {PHONE_COLUMN_PX} px")
