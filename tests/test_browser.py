@@ -64,6 +64,29 @@ for (const pre of document.querySelectorAll('div.cell_input pre')) {
 return out;
 """
 
+# No word or number of a table cell is broken across lines (a column squeezed until "8,991"
+# becomes "8,99 / 1"); the headings of wide pandas tables may break (book.css).
+BROKEN_WORDS_JS = r"""
+const probe = document.createElement('span');
+probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;left:-9999px';
+document.body.appendChild(probe);
+const out = [];
+for (const cell of document.querySelectorAll('article.bd-article table :is(td, th)')) {
+  if (cell.closest('details:not([open])') || (cell.closest('table.dataframe') && cell.closest('thead'))) continue;
+  const cs = getComputedStyle(cell);
+  const room = cell.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  if (room <= 0) continue;
+  probe.style.font = cs.font;
+  for (const word of cell.innerText.split(/\s+/)) {
+    if (!word) continue;
+    probe.textContent = word;
+    if (probe.getBoundingClientRect().width > room + 1) { out.push(word); break; }
+  }
+}
+probe.remove();
+return out;
+"""
+
 VISIBLE_TEXT_JS = r"""
 const clone = document.querySelector('article.bd-article').cloneNode(true);
 for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input')) el.remove();
@@ -191,6 +214,11 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
         for item in driver.execute_script(WIDTH_JS):
             problems.append(f"{page}: wider than the column: {item}")
         n_checks += 1
+        broken = driver.execute_script(BROKEN_WORDS_JS)
+        if broken:
+            problems.append(f"{page}: {len(broken)} table cells break a word across lines, "
+                            f"e.g. {broken[:3]}")
+        n_checks += 1
         for line in driver.execute_script(CODE_WIDTH_JS):
             problems.append(f"{page}: code line wider than the column: {line[:80]}")
         # internal links and anchors
@@ -261,7 +289,8 @@ def _wait_for(driver, script: str, what: str, timeout: float = 5.0):
 VISIBLE_LINKS_JS = r"""
 return Array.from(document.querySelectorAll(arguments[0] + ' a[href]')).filter(a => {
   const r = a.getBoundingClientRect();
-  return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.left < innerWidth;
+  return a.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})
+         && r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.left < innerWidth;
 }).map(a => a.getAttribute('href'));
 """
 
@@ -305,9 +334,10 @@ def test_navigation_opens_at_every_width(served_book, driver):
             "at 1280 px the chapter list is shown"
         toggle = _visible(driver, ".bd-header-article .primary-toggle")
         toggle.click()
-        _wait_for(driver, SIDEBAR_SHOWN_JS.replace("SHOWN", "false"),
-                  "the sidebar button collapses the sidebar at 1280 px")
-        assert not driver.execute_script(VISIBLE_LINKS_JS, "#pst-primary-sidebar")
+        _wait_for(driver, "return (function () {" + VISIBLE_LINKS_JS + "})"
+                          ".apply(null, ['#pst-primary-sidebar']).length === 0",
+                  "the sidebar button collapses the sidebar at 1280 px: no chapter link shown")
+        assert driver.execute_script(SIDEBAR_SHOWN_JS.replace("SHOWN", "false"))
         toggle.click()
         _wait_for(driver, SIDEBAR_SHOWN_JS.replace("SHOWN", "true"),
                   "a second click brings the sidebar back")
@@ -385,6 +415,10 @@ def test_phone_width_keeps_math_and_tables_readable(served_book, driver):
             bad, scrolling = driver.execute_script(PHONE_MATH_JS)
             problems += [f"{page}: {b}" for b in bad]
             n_scrolling += scrolling
+            broken = driver.execute_script(BROKEN_WORDS_JS)
+            if broken:
+                problems.append(f"{page}: {len(broken)} table cells break a word across "
+                                f"lines, e.g. {broken[:3]}")
             if page in ("book/intro.html", "notebooks/12_certified_error.html"):
                 bad, cells = driver.execute_script(PHONE_TABLE_JS)
                 problems += [f"{page}: {b}" for b in bad[:8]]
