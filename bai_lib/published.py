@@ -92,8 +92,9 @@ def glue_values(tables: Iterable[int]) -> dict:
     """Every published value of ``tables`` under a stable name, for pasting into prose.
 
     Keys are ``pub_t{table}_{algorithm}_{column}`` (column ``avg``, ``max``, ``error`` or
-    ``comp``) as printed, and the same with the suffix ``_swapped`` for the reading of
-    :data:`READINGS` where the TTTS and TTUCB labels of Tables 1 and 3 are exchanged.
+    ``comp``, the seconds per run, and ``comp_ms``, the same in milliseconds) as printed, and the
+    same with the suffix ``_swapped`` for the reading of :data:`READINGS` where the TTTS and
+    TTUCB labels of Tables 1 and 3 are exchanged.
     """
     out = {}
     for t in tables:
@@ -106,6 +107,8 @@ def glue_values(tables: Iterable[int]) -> dict:
                 for col in ("avg", "max", "error", "comp"):
                     if getattr(r, col) is not None:
                         out[f"pub_t{t}_{alg}_{col}{suffix}"] = float(getattr(r, col))
+                if r.comp is not None:   # seconds per run, also in milliseconds like ours
+                    out[f"pub_t{t}_{alg}_comp_ms{suffix}"] = 1e3 * float(r.comp)
     return out
 
 

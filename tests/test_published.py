@@ -61,8 +61,10 @@ def test_glue_values_cover_every_published_number_under_both_readings():
     v = published.glue_values((1, 3, 2))
     assert v["pub_t1_ttts_avg"] == 1.56e5 and v["pub_t1_ttts_avg_swapped"] == 1.95e5
     assert v["pub_t3_ttucb_comp_swapped"] == 27.6 and v["pub_t3_ttucb_comp"] == 5.07
+    assert v["pub_t3_ttucb_comp_ms_swapped"] == pytest.approx(27_600)
+    assert v["pub_t3_elimination_comp_ms"] == pytest.approx(1e3 * v["pub_t3_elimination_comp"])
     assert v["pub_t2_noelim_error"] == 0.0 and "pub_t2_noelim_error_swapped" not in v
     assert "pub_t1_ttts_comp" not in v
-    assert len(v) == 3 * 3 * 2 + 3 * 4 * 2 + 2 * 3
+    assert len(v) == 3 * 3 * 2 + 3 * 5 * 2 + 2 * 3
     with pytest.raises(ValueError, match="table"):
         published.glue_values((5,))
