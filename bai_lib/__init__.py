@@ -2,6 +2,7 @@
 
 Layers
 ------
+- statistics: :mod:`bai_lib.stats` (intervals, tests and estimators, used by every layer)
 - math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``), :mod:`bai_lib.bounds`,
   :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
   :mod:`bai_lib.stopping` (TTTS/TTUCB thresholds),
@@ -10,8 +11,9 @@ Layers
 - algorithm specifications: :mod:`bai_lib.algorithms` (options, conventions, kernel binding)
 - orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.experiments`,
   :mod:`bai_lib.trace`, :mod:`bai_lib.poe` (the PoE by importance sampling near ties); at scale
-  :mod:`bai_lib.sweep` (TOML grids, local or Dask executor) and :mod:`bai_lib.store` (the
-  per-run Parquet store; both need the ``scale`` extra)
+  :mod:`bai_lib.cell` (one configuration), :mod:`bai_lib.sweep` (TOML grids, local or Dask
+  executor) and :mod:`bai_lib.store` (the per-run Parquet store; these two need the ``scale``
+  extra)
 - presentation: :mod:`bai_lib.plotting`; published numbers: :mod:`bai_lib.published`
 - command line: :mod:`bai_lib.cli` (``bai-lib run | sweep | summary``, ``python -m bai_lib``)
 """

@@ -42,7 +42,8 @@ from .algorithms import Algorithm, resolve
 from .algorithms.elimination import Elimination, TwoArmElimination
 from .confidence import stopping_time_cap
 from .priors import GaussianPrior
-from .simulation import _clopper_pearson, simulate
+from .simulation import simulate
+from .stats import clopper_pearson
 
 __all__ = ["NearTieProposal", "PoEEstimate", "importance_poe", "plain_poe"]
 
@@ -395,6 +396,6 @@ def plain_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: Arra
     n_err = int(errors.sum())
     p = n_err / result.n_runs
     return PoEEstimate(p, math.sqrt(p * (1 - p) / result.n_runs),
-                       _clopper_pearson(n_err, result.n_runs, level), level, result.delta,
+                       clopper_pearson(n_err, result.n_runs, level), level, result.delta,
                        result.n_runs, int(result.stopping_times.sum()), "plain", result.means,
                        np.ones(result.n_runs), errors)

@@ -44,6 +44,7 @@ from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
+from .stats import clopper_pearson, top_two_gap
 
 if TYPE_CHECKING:  # imported where they are used (pandas only for to_frame)
     import pandas as pd
@@ -51,15 +52,6 @@ if TYPE_CHECKING:  # imported where they are used (pandas only for to_frame)
     from .trace import EliminationTrace
 
 __all__ = ["simulate", "simulate_deltas", "SimulationResult"]
-
-
-def _clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    from scipy.stats import beta
-
-    alpha = 1.0 - level
-    lo = 0.0 if n_success == 0 else float(beta.ppf(alpha / 2, n_success, n - n_success + 1))
-    hi = 1.0 if n_success == n else float(beta.ppf(1 - alpha / 2, n_success + 1, n - n_success))
-    return lo, hi
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -189,7 +181,7 @@ class SimulationResult:
             "q99": int(np.quantile(tau, 0.99, method="inverted_cdf")),
             "error": n_err / n,
             "n_errors": n_err,
-            "error_ci": _clopper_pearson(n_err, n),
+            "error_ci": clopper_pearson(n_err, n),
             "n_censored": int(np.count_nonzero(self.censored)),
             "stop_reasons": reasons,
             "mean_seconds": float(self.seconds.mean()),
@@ -210,7 +202,6 @@ class SimulationResult:
         """
         import pandas as pd
 
-        from .experiments import top_two_gap
 
         return pd.DataFrame({
             "run": np.arange(self.first_run, self.first_run + self.n_runs, dtype=np.int64),

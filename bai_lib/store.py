@@ -5,7 +5,7 @@ Layout::
     STORE/
       config=<id>/                  one directory per configuration (a cell of a sweep)
         cell.json                   what the cell is: algorithm and options, prior, noise, δ, seed,
-                                    runs, max_samples (see :class:`bai_lib.sweep.Cell`)
+                                    runs, max_samples (see :class:`bai_lib.cell.Cell`)
         runs-<first>-<stop>.parquet one row per run for runs first, ..., stop - 1
 
 Every file is written under a temporary name in the same directory and renamed into place
@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
+
+from .cell import Cell
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
     import pandas as pd
@@ -228,7 +230,6 @@ class ResultStore:
     def _result(self, config: str, description: dict):
         """:meth:`result` for a cell whose description has been read already."""
         from .simulation import SimulationResult
-        from .sweep import Cell
 
         cell = Cell.from_description(description)
         gaps = missing_ranges(cell.runs, self.shards(config))

@@ -31,8 +31,9 @@ import bai_lib.algorithms
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
-    "priors", "bounds", "opt2", "oracle", "stopping", "confidence", "simulation", "experiments",
-    "trace", "poe", "claims", "sweep", "store", "cli", "plotting", "formatting", "published",
+    "stats", "priors", "bounds", "opt2", "oracle", "stopping", "confidence", "simulation",
+    "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
+    "published",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.track_and_stop",
 ]

@@ -5,7 +5,8 @@ import csv
 import numpy as np
 import pytest
 
-from bai_lib.experiments import ccdf, mean_ci, running_mean, write_csv
+from bai_lib.experiments import write_csv
+from bai_lib.stats import ccdf, mean_ci, running_mean
 
 
 def test_ccdf():
@@ -58,7 +59,7 @@ def test_run_experiment_uses_common_random_numbers_and_the_paper_settings():
 
 
 def test_loglog_slope_recovers_a_power_law():
-    from bai_lib.experiments import loglog_slope
+    from bai_lib.stats import loglog_slope
 
     x = np.geomspace(1e-3, 1.0, 50)
     slope, intercept, se = loglog_slope(x, 3.0 * x**-2)
@@ -78,7 +79,7 @@ def test_loglog_slope_is_the_exact_least_squares_line_of_the_logs():
     import math
     from fractions import Fraction
 
-    from bai_lib.experiments import loglog_slope
+    from bai_lib.stats import loglog_slope
 
     rng = np.random.default_rng(3)
     for n in (3, 17, 400):
@@ -123,7 +124,7 @@ def test_instance_sets_are_blocks_of_one_seed():
 
 
 def test_empirical_percentile_mid_rank():
-    from bai_lib.experiments import empirical_percentile
+    from bai_lib.stats import empirical_percentile
 
     assert empirical_percentile(2.0, [1.0, 2.0, 3.0, 4.0]) == 37.5
     assert empirical_percentile(0.0, [1.0, 2.0]) == 0.0
@@ -164,7 +165,7 @@ def test_heterogeneous_setting_draws_in_the_released_ranges():
 def test_error_counts_fisher_p():
     from scipy.stats import fisher_exact
 
-    from bai_lib.experiments import error_counts_fisher_p
+    from bai_lib.stats import error_counts_fisher_p
 
     assert error_counts_fisher_p(5, 0, 1000) == pytest.approx(fisher_exact([[5, 995], [0, 1000]])[1])
     assert error_counts_fisher_p(3, 3, 1000) == 1.0
@@ -177,7 +178,7 @@ def test_error_counts_fisher_p():
 
 
 def test_top_two_gap():
-    from bai_lib.experiments import top_two_gap
+    from bai_lib.stats import top_two_gap
 
     m = np.array([[0.0, 1.0, 0.5], [2.0, -1.0, 1.9], [3.0, 3.0, 0.0]])
     np.testing.assert_allclose(top_two_gap(m), [0.5, 0.1, 0.0])
@@ -224,7 +225,7 @@ def test_delta_rows_withholds_the_mean_of_censored_levels():
 
 
 def test_hill_tail_index_recovers_a_pareto_index():
-    from bai_lib.experiments import hill_tail_index
+    from bai_lib.stats import hill_tail_index
 
     rng = np.random.default_rng(11)
     estimates = []

@@ -97,11 +97,11 @@ def test_summary_and_repr():
 
 
 def test_clopper_pearson_interval_values():
-    from bai_lib.simulation import _clopper_pearson
+    from bai_lib.stats import clopper_pearson
 
-    lo, hi = _clopper_pearson(0, 100)
+    lo, hi = clopper_pearson(0, 100)
     assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 100))
-    lo, hi = _clopper_pearson(5, 100)
+    lo, hi = clopper_pearson(5, 100)
     assert lo == pytest.approx(0.01643, abs=1e-4) and hi == pytest.approx(0.11284, abs=1e-4)
 
 
@@ -189,12 +189,12 @@ def test_huge_gap_instances_are_solved(algorithm):
 
 
 def _assert_poe_at_most(res, delta):
-    from bai_lib.simulation import _clopper_pearson
+    from bai_lib.stats import clopper_pearson
 
     # Count censored runs as errors: an upper bound on the error of the
     # uncapped algorithm on these runs.
     n_bad = int(np.count_nonzero(~res.correct | res.censored))
-    lo, _ = _clopper_pearson(n_bad, res.n_runs)
+    lo, _ = clopper_pearson(n_bad, res.n_runs)
     assert n_bad / res.n_runs <= delta
     assert lo < delta
 

@@ -1,0 +1,105 @@
+"""A cell of a sweep: one configuration of :func:`bai_lib.simulate` over all its runs.
+
+A :class:`Cell` names what one simulation call does (a registered algorithm specification, a
+Gaussian prior, noise levels, ``δ``, seed, runs, cap) and round-trips through a JSON-able
+description, whose hash is the cell's id in the result store. It sits below the store and the
+sweep, which both read cells (:mod:`bai_lib.store`, :mod:`bai_lib.sweep`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .algorithms import ALGORITHMS, Algorithm
+from .priors import GaussianPrior
+
+__all__ = ["Cell", "ConfigError"]
+
+
+class ConfigError(ValueError):
+    """A sweep configuration is invalid; the message names the key and the value."""
+
+
+def _spec_options(spec: Algorithm) -> dict:
+    return {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+            if getattr(spec, f.name) != f.default}
+
+
+def _jsonable(value, where):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v, where) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v, where) for k, v in value.items()}
+    raise ConfigError(f"{where}: option value {value!r} cannot be stored in a sweep")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One configuration of a sweep: what one :func:`bai_lib.simulate` call over all runs does.
+
+    Attributes
+    ----------
+    algorithm : Algorithm
+        A registered specification (its options must be plain values).
+    prior : GaussianPrior
+    noise_stds : tuple of float
+    delta : float
+    seed : int
+    runs : int
+    max_samples : int or None
+        ``None``: the specification's default cap.
+    """
+
+    algorithm: Algorithm
+    prior: GaussianPrior
+    noise_stds: tuple
+    delta: float
+    seed: int
+    runs: int
+    max_samples: Optional[int] = None
+
+    def description(self) -> dict:
+        """A JSON-able description from which :meth:`from_description` rebuilds the cell."""
+        name = self.algorithm.name
+        if ALGORITHMS.get(name) is not type(self.algorithm):
+            raise ConfigError(f"algorithm: {self.algorithm!r} is not a registered specification")
+        p = self.prior
+        standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
+        return {
+            "algorithm": name,
+            "options": _jsonable(_spec_options(self.algorithm), f"algorithm {name}"),
+            "algorithm_label": self.algorithm.label,
+            "k": p.k,
+            "prior_means": [float(x) for x in p.means],
+            "prior_stds": [float(x) for x in p.stds],
+            "prior_label": f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})",
+            "noise_stds": [float(x) for x in self.noise_stds],
+            "delta": float(self.delta),
+            "seed": int(self.seed),
+            "runs": int(self.runs),
+            "max_samples": None if self.max_samples is None else int(self.max_samples),
+        }
+
+    @property
+    def id(self) -> str:
+        """A 12-hex-digit hash of the description (labels excluded), so that the same cell
+        always gets the same id, in any sweep."""
+        d = {key: v for key, v in self.description().items() if not key.endswith("_label")}
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
+
+    @classmethod
+    def from_description(cls, d: dict) -> "Cell":
+        """The cell that :meth:`description` describes (its inverse)."""
+        spec = ALGORITHMS[d["algorithm"]](**d["options"])
+        return cls(spec, GaussianPrior(d["prior_means"], d["prior_stds"]),
+                   tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"])

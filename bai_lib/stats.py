@@ -1,0 +1,164 @@
+"""Statistics helpers shared by the whole library: intervals, tests and estimators.
+
+Every confidence interval, test and estimator the chapters report is computed here, once:
+
+- intervals: :func:`clopper_pearson` for error rates (exact binomial), :func:`mean_ci` for means
+  of bounded stopping times (normal approximation);
+- tests and ranks: :func:`error_counts_fisher_p` (Fisher's exact test of two error counts),
+  :func:`empirical_percentile` (mid-rank percentile of a published value among our sets);
+- estimators on runs: :func:`top_two_gap`, :func:`ccdf`, :func:`running_mean`,
+  :func:`hill_tail_index` (Hill's tail index), :func:`loglog_slope` (power laws).
+
+It depends on numpy, scipy and the input checks only, so every other module may use it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+from scipy.stats import beta
+
+from . import _validate as V
+
+__all__ = [
+    "clopper_pearson",
+    "mean_ci",
+    "error_counts_fisher_p",
+    "empirical_percentile",
+    "top_two_gap",
+    "ccdf",
+    "running_mean",
+    "hill_tail_index",
+    "loglog_slope",
+]
+
+
+def clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Clopper–Pearson (exact binomial) interval of a proportion ``n_success / n`` at ``level``.
+
+    Used for every error rate of the book: it never leaves [0, 1] and is conservative, also at
+    zero or all successes (where the lower or upper limit is 0 or 1).
+    """
+    alpha = 1.0 - level
+    lo = 0.0 if n_success == 0 else float(beta.ppf(alpha / 2, n_success, n - n_success + 1))
+    hi = 1.0 if n_success == n else float(beta.ppf(1 - alpha / 2, n_success + 1, n - n_success))
+    return lo, hi
+
+
+def mean_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Normal-approximation confidence interval of a mean (for bounded stopping times)."""
+    x = np.asarray(x, dtype=float)
+    if x.size < 2:
+        raise ValueError("x must hold at least two values")
+    half = stats.norm.ppf(0.5 + level / 2) * x.std(ddof=1) / math.sqrt(x.size)
+    return float(x.mean() - half), float(x.mean() + half)
+
+
+def error_counts_fisher_p(errors_a: int, errors_b: int, n_a: int, n_b: int | None = None) -> float:
+    """Two-sided p-value of Fisher's exact test that two error counts share one error rate.
+
+    Compares ``errors_a`` wrong recommendations out of ``n_a`` runs with ``errors_b`` out of
+    ``n_b`` (default ``n_a``): the check used for every published error rate, which is itself a
+    count out of the paper's 1000 runs and may be 0, where a confidence interval around our rate
+    cannot contain it.
+    """
+    n_b = n_a if n_b is None else n_b
+    for name, v in (("errors_a", errors_a), ("errors_b", errors_b), ("n_a", n_a), ("n_b", n_b)):
+        V.integer(v, name, 0)
+    if errors_a > n_a or errors_b > n_b or n_a == 0 or n_b == 0:
+        raise ValueError(f"need 0 <= errors <= runs and runs >= 1, got {errors_a}/{n_a} and {errors_b}/{n_b}")
+    table = [[int(errors_a), int(n_a - errors_a)], [int(errors_b), int(n_b - errors_b)]]
+    return float(stats.fisher_exact(table)[1])
+
+
+def empirical_percentile(value: float, sample: ArrayLike) -> float:
+    """Mid-rank percentile of ``value`` in ``sample``: ``100 (#{x < v} + #{x = v}/2) / n``."""
+    x = np.asarray(sample, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("sample must be a non-empty 1-D array")
+    v = float(value)
+    return float(100.0 * (np.count_nonzero(x < v) + 0.5 * np.count_nonzero(x == v)) / x.size)
+
+
+def top_two_gap(means: ArrayLike) -> np.ndarray:
+    """Gap ``μ_(1) − μ_(2)`` between the best and the second-best arm of each run (rows of ``means``)."""
+    m = np.asarray(means, dtype=float)
+    if m.ndim != 2 or m.shape[1] < 2:
+        raise ValueError(f"means must have shape (n_runs, k) with k >= 2, got {m.shape}")
+    top2 = np.sort(m, axis=1)[:, -2:]
+    return top2[:, 1] - top2[:, 0]
+
+
+def ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical complementary distribution ``P(X >= v)`` at the sorted distinct values ``v``."""
+    x = np.sort(np.asarray(x))
+    if x.size == 0:
+        raise ValueError("x must not be empty")
+    values, first = np.unique(x, return_index=True)
+    return values, 1.0 - first / x.size
+
+
+def running_mean(x: np.ndarray) -> np.ndarray:
+    """Mean of the first ``r`` values, for ``r = 1 .. len(x)`` (run order)."""
+    x = np.asarray(x, dtype=float)
+    return np.cumsum(x) / np.arange(1, x.size + 1)
+
+
+def hill_tail_index(x: ArrayLike, m: int) -> tuple[float, float]:
+    """Hill's estimate of the tail index ``α`` of ``P(X > x) ∝ x^-α`` from the ``m`` largest values.
+
+    ``α̂ = 1 / mean(log(X_(i) / X_(m+1)))`` over the ``m`` largest order statistics ``X_(i)``
+    above ``X_(m+1)``, the maximum-likelihood estimate for a Pareto tail beyond ``X_(m+1)``, with
+    the asymptotic standard error ``α̂ / sqrt(m)``. For the stopping time of a frequentist
+    algorithm under a prior Theorem 2's mechanism gives ``α = 1/2`` (an infinite mean).
+
+    Returns
+    -------
+    (alpha, standard_error)
+    """
+    x = np.sort(np.asarray(x, dtype=float))[::-1]
+    m = V.integer(m, "m", 2)
+    if x.ndim != 1 or x.size <= m:
+        raise ValueError(f"m must be below the number of values, got m = {m} for {x.size}")
+    if not (np.all(np.isfinite(x)) and x[m] > 0):
+        raise ValueError("x must be finite and its m + 1 largest values positive")
+    logs = np.log(x[:m] / x[m])
+    if logs.mean() <= 0:
+        raise ValueError("the m + 1 largest values are all equal: no tail to estimate")
+    alpha = 1.0 / logs.mean()
+    return float(alpha), float(alpha / math.sqrt(m))
+
+
+def loglog_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float, float]:
+    """Least-squares line through ``(log x, log y)``: ``(slope, intercept, slope standard error)``.
+
+    Used for every power-law check of the book (``τ ∝ gap^-2``, CCDF tails ``∝ x^-1/2``,
+    frontiers ``∝ N^-1``). The standard error is the usual ``sqrt(RSS / (n - 2) / Sxx)``
+    (``numpy.polyfit(..., cov=True)``'s).
+
+    The fit is computed in closed form about the means, with ``math.log`` and exactly rounded
+    sums (``math.fsum``), not by a LAPACK least-squares solver: the result is the same to the last
+    bit on every machine, whichever BLAS kernels or SIMD paths it selects, so the numbers the
+    chapters glue from it reproduce exactly.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 3:
+        raise ValueError("x and y must be 1-D arrays of the same length >= 3")
+    if not (np.all(np.isfinite(x) & (x > 0)) and np.all(np.isfinite(y) & (y > 0))):
+        raise ValueError("x and y must be finite and positive")
+    lx = [math.log(v) for v in x.tolist()]
+    ly = [math.log(v) for v in y.tolist()]
+    n = len(lx)
+    mx, my = math.fsum(lx) / n, math.fsum(ly) / n
+    dx = [v - mx for v in lx]
+    dy = [v - my for v in ly]
+    sxx = math.fsum(a * a for a in dx)
+    if sxx == 0.0:
+        raise ValueError("x must not be constant: the slope is undefined")
+    slope = math.fsum(a * b for a, b in zip(dx, dy)) / sxx
+    rss = math.fsum((b - slope * a) ** 2 for a, b in zip(dx, dy))
+    return slope, my - slope * mx, math.sqrt(rss / (n - 2) / sxx)
