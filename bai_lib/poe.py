@@ -43,7 +43,7 @@ from .algorithms.elimination import Elimination, TwoArmElimination
 from .confidence import stopping_time_cap
 from .priors import GaussianPrior
 from .simulation import simulate
-from .stats import clopper_pearson
+from .stats import clopper_pearson, normal_interval
 
 __all__ = ["NearTieProposal", "PoEEstimate", "importance_poe", "plain_poe"]
 
@@ -368,8 +368,8 @@ def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds:
     values = weights * errors
     est = float(values.mean())
     se = float(values.std(ddof=1) / math.sqrt(n_runs))
-    z = float(norm.ppf(0.5 + level / 2))
-    return PoEEstimate(est, se, (max(est - z * se, 0.0), est + z * se), level, delta, n_runs,
+    lower, upper = normal_interval(est, se, level)
+    return PoEEstimate(est, se, (max(lower, 0.0), upper), level, delta, n_runs,
                        int(result.stopping_times.sum()), "importance", result.means, weights,
                        errors)
 

@@ -32,6 +32,7 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from . import _validate as V
+from .stats import top_two_gap, wilson_interval
 
 __all__ = ["GaussianPrior", "L_released", "delta0", "iid_L", "volume_ratio_mc"]
 
@@ -801,11 +802,7 @@ def volume_ratio_mc(
         raise ValueError("rng must be a numpy Generator")
     n = int(n_samples)
     mus = prior.sample_means(rng, n)
-    top2 = np.partition(mus, prior.k - 2, axis=1)[:, -2:]
-    gaps = np.sort(top2[:, 1] - top2[:, 0])  # partition puts the largest value last
+    gaps = np.sort(top_two_gap(mus))
     counts = np.searchsorted(gaps, d, side="right")
-    p = counts / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p / d, np.maximum(centre - half, 0.0) / d, (centre + half) / d
+    lower, upper = wilson_interval(counts, n, z)
+    return counts / n / d, lower / d, upper / d

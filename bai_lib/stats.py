@@ -2,8 +2,10 @@
 
 Every confidence interval, test and estimator the chapters report is computed here, once:
 
-- intervals: :func:`clopper_pearson` for error rates (exact binomial), :func:`mean_ci` for means
-  of bounded stopping times (normal approximation);
+- intervals: :func:`clopper_pearson` for error rates (exact binomial), :func:`wilson_interval`
+  for many proportions at once (Monte Carlo bands), :func:`mean_ci` for means of bounded
+  stopping times and :func:`normal_interval` for an estimate with its standard error (normal
+  approximation);
 - tests and ranks: :func:`error_counts_fisher_p` (Fisher's exact test of two error counts),
   :func:`empirical_percentile` (mid-rank percentile of a published value among our sets);
 - estimators on runs: :func:`top_two_gap`, :func:`ccdf`, :func:`running_mean`,
@@ -25,6 +27,8 @@ from . import _validate as V
 
 __all__ = [
     "clopper_pearson",
+    "wilson_interval",
+    "normal_interval",
     "mean_ci",
     "error_counts_fisher_p",
     "empirical_percentile",
@@ -46,6 +50,24 @@ def clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float,
     lo = 0.0 if n_success == 0 else float(beta.ppf(alpha / 2, n_success, n - n_success + 1))
     hi = 1.0 if n_success == n else float(beta.ppf(1 - alpha / 2, n_success + 1, n - n_success))
     return lo, hi
+
+
+def wilson_interval(counts: ArrayLike, n: int, z: float = 1.96) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of the proportions ``counts / n``, elementwise (``z = 1.96``: 95%).
+
+    Returns ``(lower, upper)`` arrays; the lower limit is clipped at 0.
+    """
+    p = np.asarray(counts) / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return np.maximum(centre - half, 0.0), centre + half
+
+
+def normal_interval(estimate: float, std_error: float, level: float = 0.95) -> tuple[float, float]:
+    """Two-sided normal interval ``estimate ± z·std_error`` at ``level``."""
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return estimate - z * std_error, estimate + z * std_error
 
 
 def mean_ci(x: np.ndarray, level: float = 0.95) -> tuple[float, float]:

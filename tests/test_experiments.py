@@ -1,6 +1,7 @@
 """Result helpers of the orchestration layer."""
 
 import csv
+import math
 
 import numpy as np
 import pytest
@@ -239,3 +240,29 @@ def test_hill_tail_index_recovers_a_pareto_index():
         hill_tail_index([1.0, 2.0, 3.0], 3)
     with pytest.raises(ValueError, match="equal"):
         hill_tail_index([5.0] * 10, 3)
+
+
+def test_wilson_interval_covers_at_nominal_rate_and_matches_the_formula():
+    from bai_lib.stats import wilson_interval
+
+    lo, hi = wilson_interval(np.array([0, 5, 100]), 100)
+    assert lo[0] == 0.0 and hi[2] == pytest.approx(1.0)
+    # the textbook closed form at p = 0.05, n = 100, z = 1.96
+    z, p, n = 1.96, 0.05, 100
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert (lo[1], hi[1]) == pytest.approx((centre - half, centre + half), rel=1e-12)
+    rng = np.random.default_rng(11)
+    counts = rng.binomial(200, 0.3, size=4000)
+    lo, hi = wilson_interval(counts, 200)
+    cover = np.mean((lo <= 0.3) & (0.3 <= hi))
+    assert 0.935 <= cover <= 0.965, cover   # 95% nominal; 4000 trials give +-0.7% (1 s.e.)
+
+
+def test_normal_interval_is_estimate_plus_minus_z_se():
+    from scipy.stats import norm
+
+    from bai_lib.stats import normal_interval
+
+    lo, hi = normal_interval(1.0, 0.5, 0.9)
+    assert (lo, hi) == pytest.approx((1.0 - norm.ppf(0.95) * 0.5, 1.0 + norm.ppf(0.95) * 0.5))
