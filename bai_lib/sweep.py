@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import sys
 import time
@@ -43,8 +42,8 @@ import numpy as np
 
 from . import _validate as V
 from .algorithms import ALGORITHMS, Algorithm
-from .priors import GaussianPrior
 from .cell import Cell, ConfigError
+from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
 __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "run_sweep",
