@@ -3,13 +3,16 @@
 Layers
 ------
 - statistics: :mod:`bai_lib.stats` (intervals, tests and estimators, used by every layer)
-- math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``), :mod:`bai_lib.bounds`,
+- math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``; the single integral in
+  :mod:`bai_lib.quadrature`), :mod:`bai_lib.bounds`,
   :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
-  :mod:`bai_lib.stopping` (TTTS/TTUCB thresholds),
+  :mod:`bai_lib.stopping` (the GLR thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
 - algorithm specifications: :mod:`bai_lib.algorithms` (options, conventions, kernel binding)
-- orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.experiments`,
+- orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.result`
+  (:class:`SimulationResult`), :mod:`bai_lib.executor` (threads, progress, Ctrl-C, memory),
+  :mod:`bai_lib.experiments`,
   :mod:`bai_lib.trace`, :mod:`bai_lib.poe` (the PoE by importance sampling near ties); at scale
   :mod:`bai_lib.cell` (one configuration), :mod:`bai_lib.sweep` (TOML grids, local or Dask
   executor) and :mod:`bai_lib.store` (the per-run Parquet store; these two need the ``scale``
@@ -23,7 +26,8 @@ from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingR
                          TrackAndStop)
 from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
-from .simulation import CensoringWarning, SimulationResult, simulate, simulate_deltas
+from .result import SimulationResult
+from .simulation import CensoringWarning, simulate, simulate_deltas
 
 __all__ = ["GaussianPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",

@@ -34,10 +34,11 @@ and the same seed gives the same arm means in run ``r`` for every algorithm
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 from numba import njit
+
+from . import _validate as V
 
 __all__ = [
     "SEED_MAX",
@@ -287,20 +288,6 @@ def fill_uniform(state, out):
 # ---------------------------------------------------------------------------
 
 
-def _check_index(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise ValueError(
-            f"{name} must be a non-negative integer, got {value!r}"
-        ) from None
-    if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return value
-
-
 #: Largest seed: seeds are unsigned 64-bit integers.
 SEED_MAX = 2**64 - 1
 #: Largest run index: ``4 * run + 4`` must not wrap around ``2**64``.
@@ -343,27 +330,6 @@ def _key(seed, stream):
     return np.uint64(_stream_key(np.uint64(seed), np.uint64(stream)))
 
 
-def _check_seed(seed):
-    seed = _check_index(seed, "seed")
-    if seed > SEED_MAX:
-        raise ValueError(f"seed must be an integer in [0, 2**64 - 1], got {seed!r}")
-    return seed
-
-
-def _check_stream(stream):
-    stream = _check_index(stream, "stream")
-    if stream > SEED_MAX:
-        raise ValueError(f"stream must be an integer in [0, 2**64 - 1], got {stream!r}")
-    return stream
-
-
-def _check_run(run, name="run"):
-    run = _check_index(run, name)
-    if run > RUN_MAX:
-        raise ValueError(f"{name} must be an integer in [0, 2**62 - 1], got {run!r}")
-    return run
-
-
 def seed_state(seed: int, run: int, stream: int) -> np.ndarray:
     """Generator state for ``(seed, run, stream)``.
 
@@ -388,9 +354,9 @@ def seed_state(seed: int, run: int, stream: int) -> np.ndarray:
     -------
     ndarray of uint64, shape (4,)
     """
-    seed = _check_seed(seed)
-    run = _check_run(run)
-    stream = _check_stream(stream)
+    seed = V.integer(seed, "seed", 0, SEED_MAX)
+    run = V.integer(run, "run", 0, RUN_MAX)
+    stream = V.integer(stream, "stream", 0, SEED_MAX)
     out = np.empty((1, 4), dtype=np.uint64)
     _fill_states(_key(seed, stream), run, out)
     return out[0]
@@ -405,17 +371,17 @@ def seed_states(seed: int, runs, stream: int) -> np.ndarray:
     -------
     ndarray of uint64, shape (len(runs), 4)
     """
-    seed = _check_seed(seed)
-    stream = _check_stream(stream)
+    seed = V.integer(seed, "seed", 0, SEED_MAX)
+    stream = V.integer(stream, "stream", 0, SEED_MAX)
     key = _key(seed, stream)
     if isinstance(runs, range) and runs.step == 1:
-        first = _check_run(runs.start, "runs") if len(runs) else 0
+        first = V.integer(runs.start, "runs", 0, RUN_MAX) if len(runs) else 0
         if len(runs):
-            _check_run(runs.stop - 1, "runs")
+            V.integer(runs.stop - 1, "runs", 0, RUN_MAX)
         out = np.empty((len(runs), 4), dtype=np.uint64)
         _fill_states(key, first, out)
     else:
-        runs = [_check_run(r, "runs") for r in runs]
+        runs = [V.integer(r, "runs", 0, RUN_MAX) for r in runs]
         out = np.empty((len(runs), 4), dtype=np.uint64)
         for j, r in enumerate(runs):
             _fill_states(key, r, out[j:j + 1])
@@ -460,8 +426,8 @@ def prior_means(means, stds, seed: int, n_runs: int, first_run: int = 0) -> np.n
     stds = np.ascontiguousarray(stds, dtype=np.float64).reshape(-1)
     if means.shape != stds.shape:
         raise ValueError("means and stds must have the same length")
-    n_runs = _check_index(n_runs, "n_runs")
-    first_run = _check_run(first_run, "first_run")
+    n_runs = V.integer(n_runs, "n_runs", 0)
+    first_run = V.integer(first_run, "first_run", 0, RUN_MAX)
     states = seed_states(seed, range(first_run, first_run + n_runs), STREAM_PRIOR)
     out = np.empty((n_runs, means.size), dtype=np.float64)
     _fill_prior_means(states, means, stds, out)

@@ -11,8 +11,9 @@ import operator
 
 import numpy as np
 
-__all__ = ["choice", "integer", "real", "positive", "open_unit", "flag", "noise_stds",
-           "common_noise_std", "confidence_level", "SCALE_RANGE", "DELTA_MIN"]
+__all__ = ["choice", "integer", "real", "reals", "positive", "nonnegative", "open_unit", "flag",
+           "noise_stds", "common_noise_std", "confidence_level", "like_input", "SCALE_RANGE",
+           "DELTA_MIN"]
 
 #: Supported magnitudes of noise standard deviations, prior scales and arm means: within this
 #: range every square and product of two of them the simulators form is a normal double.
@@ -61,6 +62,31 @@ def real(value, name):
     return v
 
 
+def reals(value, name, *, positive=False, max_ndim=1):
+    """``value`` as a new float array of finite real numbers (``> 0`` with ``positive``) with at
+    most ``max_ndim`` dimensions: a scalar, or a vector by default (``None``: any shape, for
+    elementwise functions). No strings, bools, ``None`` or objects; the caller's array is never
+    modified."""
+    what = "finite positive" if positive else "finite real"
+    shape = ("an array" if max_ndim is None else "a scalar" if max_ndim == 0
+             else "a scalar or a vector" if max_ndim == 1
+             else f"an array of at most {max_ndim} dimensions")
+    bad = ValueError(f"{name} must be {what} numbers ({shape}), got {value!r}")
+    if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and any(
+            _is_bool(v) or v is None or isinstance(v, (str, bytes)) for v in value)):
+        raise bad  # np.asarray would turn [0.0, True] into [0.0, 1.0]
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise bad from None
+    if raw.dtype.kind not in "iuf" or (max_ndim is not None and raw.ndim > max_ndim):
+        raise bad
+    out = np.array(raw, dtype=np.float64)
+    if not np.all(np.isfinite(out)) or (positive and not np.all(out > 0)):
+        raise bad
+    return out
+
+
 def positive(value, name):
     """``value`` as a finite ``float > 0``."""
     try:
@@ -70,6 +96,22 @@ def positive(value, name):
     if not v > 0:
         raise ValueError(f"{name} must be a finite positive number, got {value!r}")
     return v
+
+
+def nonnegative(value, name):
+    """``value`` as a finite ``float >= 0``."""
+    try:
+        v = real(value, name)
+    except ValueError:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}") from None
+    if not v >= 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def like_input(result, like):
+    """``result`` as a Python ``float`` when the input ``like`` was a scalar, else the array."""
+    return float(result) if np.ndim(like) == 0 else result
 
 
 def open_unit(value, name):

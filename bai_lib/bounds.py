@@ -35,13 +35,15 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 from . import _validate as V
-from .priors import GaussianPrior
+from .priors import GaussianPrior, check_prior
 
 __all__ = [
     "bernoulli_kl",
     "frequentist_lower_bound",
     "truncated_bayes_lower_bound",
     "gap_distribution",
+    "abs_gap_density",
+    "QUAD_OPTIONS",
     "N_V",
     "d0_threshold",
     "d0_printed",
@@ -63,53 +65,8 @@ KAUFMANN_CONSTANT = 2.4
 #: The universal constant :math:`C = 320(\\pi^2/3 + 1)` of Theorem 6.
 UPPER_BOUND_C = 320.0 * (math.pi**2 / 3.0 + 1.0)
 
-_QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=500)
-
-
-# ----------------------------------------------------------------------------- helpers
-def _scalar_or_array(x: np.ndarray, like) -> Union[float, np.ndarray]:
-    """Return a Python float when the input ``like`` was a scalar, else the array."""
-    return float(x) if np.ndim(like) == 0 else x
-
-
-def _check_prior(prior) -> GaussianPrior:
-    if not isinstance(prior, GaussianPrior):
-        raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
-    return prior
-
-
-def _check_two_arm_prior(prior) -> GaussianPrior:
-    _check_prior(prior)
-    if prior.k != 2:
-        raise ValueError(f"prior must have k = 2 arms for this bound, got k = {prior.k}")
-    return prior
-
-
-def _check_delta(delta) -> float:
-    try:
-        d = float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}") from None
-    if not (0.0 < d < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    return d
-
-
-def _check_positive(x, name: str, *, allow_zero: bool = False) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {x!r}") from None
-    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        cond = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {cond}, got {x!r}")
-    return v
-
-
-def _check_form(form: str) -> str:
-    if form not in ("kl", "log"):
-        raise ValueError(f"form must be 'kl' or 'log', got {form!r}")
-    return form
+#: Options of ``scipy.integrate.quad`` for the one-dimensional integrals over the gap's law.
+QUAD_OPTIONS = dict(epsabs=0.0, epsrel=1e-11, limit=500)
 
 
 def gap_distribution(prior: GaussianPrior) -> tuple[float, float]:
@@ -128,7 +85,7 @@ def gap_distribution(prior: GaussianPrior) -> tuple[float, float]:
     loc, scale : float
         :math:`m_1 - m_2` and :math:`\\sqrt{\\xi_1^2 + \\xi_2^2}`.
     """
-    _check_two_arm_prior(prior)
+    check_prior(prior, k=2)
     m, s = prior.means, prior.stds
     return float(m[0] - m[1]), float(math.hypot(s[0], s[1]))
 
@@ -136,7 +93,7 @@ def gap_distribution(prior: GaussianPrior) -> tuple[float, float]:
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
-def _abs_gap_density(x: float, loc: float, scale: float) -> float:
+def abs_gap_density(x: float, loc: float, scale: float) -> float:
     """Density of :math:`|g|` at a scalar ``x >= 0``: :math:`h_g(x) + h_g(-x)`."""
     zp = (x - loc) / scale
     zm = (x + loc) / scale
@@ -173,14 +130,14 @@ def bernoulli_kl(a: ArrayLike, b: ArrayLike) -> Union[float, np.ndarray]:
     >>> round(bernoulli_kl(0.5, 0.25), 6)
     0.143841
     """
-    aa = np.asarray(a, dtype=float)
-    bb = np.asarray(b, dtype=float)
+    aa = V.reals(a, "a", max_ndim=None)
+    bb = V.reals(b, "b", max_ndim=None)
     for arr, name in ((aa, "a"), (bb, "b")):
-        if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        if np.any((arr < 0) | (arr > 1)):
             raise ValueError(f"{name} must lie in [0, 1], got {arr.tolist()}")
     out = special.rel_entr(aa, bb) + special.rel_entr(1.0 - aa, 1.0 - bb)
     out = np.maximum(out, 0.0)  # remove rounding below zero when a ≈ b
-    return _scalar_or_array(out, aa + bb)
+    return V.like_input(out, aa + bb)
 
 
 # ------------------------------------------------------------------- Section 3
@@ -254,15 +211,13 @@ def frequentist_lower_bound(
         If ``gap`` is not finite and positive, ``delta`` is not in (0, 1), ``sigma`` or
         ``constant`` is not positive, or ``form`` is unknown.
     """
-    g = np.asarray(gap, dtype=float)
-    if not np.all(np.isfinite(g)) or np.any(g <= 0):
-        raise ValueError(f"gap must be finite and > 0, got {g.tolist()}")
-    d = _check_delta(delta)
+    g = V.reals(gap, "gap", positive=True)
+    d = V.open_unit(delta, "delta")
     s = V.common_noise_std(noise_stds)
-    c = _check_positive(constant, "constant")
-    _check_form(form)
+    c = V.positive(constant, "constant")
+    V.choice(form, ("kl", "log"), "form")
     out = c * s**2 * _two_arm_numerator(d, form) / g**2
-    return _scalar_or_array(out, gap)
+    return V.like_input(out, gap)
 
 
 def _inverse_square_mass(loc: float, scale: float, cutoff: float) -> float:
@@ -277,7 +232,7 @@ def _inverse_square_mass(loc: float, scale: float, cutoff: float) -> float:
     def f(u):
         if u == 0.0:
             return 0.0
-        return _abs_gap_density(1.0 / u, loc, scale)
+        return abs_gap_density(1.0 / u, loc, scale)
 
     # the mode of |g| sits near |loc|; give quad the matching u-locations
     pts = []
@@ -289,7 +244,7 @@ def _inverse_square_mass(loc: float, scale: float, cutoff: float) -> float:
     if 0.0 < 1.0 / x0 < upper:
         pts.append(1.0 / x0)
     pts = sorted(set(pts))
-    val, _ = integrate.quad(f, 0.0, upper, points=pts or None, **_QUAD)
+    val, _ = integrate.quad(f, 0.0, upper, points=pts or None, **QUAD_OPTIONS)
     return float(val)
 
 
@@ -346,12 +301,12 @@ def truncated_bayes_lower_bound(
         On a prior with ``k != 2``, ``delta`` outside (0, 1), non-positive or non-finite
         ``cutoff``, ``sigma`` or ``constant``, or an unknown ``form``.
     """
-    _check_two_arm_prior(prior)
-    d = _check_delta(delta)
-    eps = _check_positive(cutoff, "cutoff")
+    check_prior(prior, k=2)
+    d = V.open_unit(delta, "delta")
+    eps = V.positive(cutoff, "cutoff")
     s = V.common_noise_std(noise_stds)
-    c = _check_positive(constant, "constant")
-    _check_form(form)
+    c = V.positive(constant, "constant")
+    V.choice(form, ("kl", "log"), "form")
     loc, scale = gap_distribution(prior)
     return c * s**2 * _two_arm_numerator(d, form) * _inverse_square_mass(loc, scale, eps)
 
@@ -400,8 +355,8 @@ def N_V(
     ValueError
         On bad ``prior``, ``delta``, ``noise_stds`` or ``convention``.
     """
-    _check_prior(prior)
-    d = _check_delta(delta)
+    check_prior(prior)
+    d = V.open_unit(delta, "delta")
     sig = V.noise_stds(noise_stds, prior.k)
     sigma_min = float(np.min(sig**2))  # the paper's σ_min (a variance)
     if convention == "printed":
@@ -453,7 +408,7 @@ def d0_threshold(prior: GaussianPrior) -> float:
     float
         :math:`D_0(H) \\in (0, 1]`.
     """
-    _check_prior(prior)
+    check_prior(prior)
     xi = np.asarray(prior.stds, dtype=float)
     grid = np.linspace(-700.0, 0.0, 7001)
     prev = None
@@ -486,7 +441,7 @@ def d0_printed(prior: GaussianPrior) -> float:
     -------
     float
     """
-    _check_prior(prior)
+    check_prior(prior)
     xi_max = float(np.max(prior.stds))
     if xi_max > (math.e**2 / 2.0**10) ** (1.0 / 3.0):
         return float(special.lambertw(-1.0 / (32.0 * xi_max**1.5), k=0).real)
@@ -516,7 +471,7 @@ def d1_threshold(prior: GaussianPrior, stds: ArrayLike) -> float:
     -------
     float
     """
-    _check_prior(prior)
+    check_prior(prior)
     s = V.noise_stds(stds, prior.k, "stds")
     m = prior.means
     best = math.inf
@@ -568,7 +523,9 @@ def delta_L(
     -------
     float
     """
-    _check_prior(prior)
+    check_prior(prior)
+    if noise_stds is not None:
+        V.noise_stds(noise_stds, prior.k)
     if ratio_lemma_stds == "prior":
         d1 = d1_threshold(prior, prior.stds)
     elif ratio_lemma_stds == "noise":
@@ -608,8 +565,8 @@ def upper_bound_leading_term(prior: GaussianPrior, delta: float, noise_stds: Arr
     -------
     float
     """
-    _check_prior(prior)
-    d = _check_delta(delta)
+    check_prior(prior)
+    d = V.open_unit(delta, "delta")
     sig = V.noise_stds(noise_stds, prior.k)
     L = prior.L()
     return UPPER_BOUND_C * float(np.max(sig)) ** 2 * L**2 / d * math.log(L / d)
@@ -625,7 +582,7 @@ def upper_bound_delta_threshold(prior: GaussianPrior) -> float:
     The theorem writes :math:`\\min_{i,j\\in[k]}`; :math:`L_{ii}` is undefined, so the
     minimum is over ordered pairs :math:`i \\ne j` as in the appendix.
     """
-    _check_prior(prior)
+    check_prior(prior)
     L = prior.L()
     Lm = np.asarray(prior.L_matrix())
     xi = prior.stds
@@ -636,5 +593,5 @@ def upper_bound_delta_threshold(prior: GaussianPrior) -> float:
 
 def upper_bound_condition(prior: GaussianPrior, delta: float) -> bool:
     """Whether δ satisfies the hypothesis of Theorem 6 (see :func:`upper_bound_delta_threshold`)."""
-    d = _check_delta(delta)
+    d = V.open_unit(delta, "delta")
     return bool(d < upper_bound_delta_threshold(prior))

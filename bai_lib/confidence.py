@@ -10,6 +10,10 @@ active arms share ``N_i = n`` (the round number). With equal noise ``σ`` the sa
 gap is then exactly ``Δ̂safe = 2 Conf(n)`` while two or more arms are active, so the
 indifference stop fires at the latest at the first round ``n*`` with ``2 Conf(n*) ≤ Δ0``:
 this caps the stopping time at ``k n*`` (reached by NoElim, or when no arm is eliminated).
+
+The width and the round ``n*`` are defined here once, as compiled scalar functions the
+simulators call (:func:`conf_factor`, :func:`first_indifference_round`); the functions below
+them evaluate the same formulas for arrays and check their arguments.
 """
 
 from __future__ import annotations
@@ -17,25 +21,76 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["conf_log_term", "conf_width", "failure_bound", "indifference_round", "stopping_time_cap"]
+__all__ = ["conf_log_const", "conf_factor", "first_indifference_round", "conf_log_term",
+           "conf_width", "failure_bound", "indifference_round", "stopping_time_cap"]
 
 
 def _check(delta: float, k: int) -> tuple[float, int]:
     return V.open_unit(delta, "delta"), V.integer(k, "k", 2)
 
 
+def conf_log_const(delta: float, k: int) -> float:
+    """The constant ``12 K / (δ² π²)`` with ``log(6n² / ((δ²/(2K)) π²)) = log(const · n²)``."""
+    delta, k = _check(delta, k)
+    return 12.0 * k / (delta * delta * math.pi * math.pi)
+
+
+@njit(cache=True, nogil=True)
+def conf_factor(n: float, log_const: float) -> float:
+    """Width factor ``c(n)`` with ``Conf(i, t) = σ_i c(N_i(t))`` (``n`` a float).
+
+    ``c(n) = sqrt(2 log(log_const · n²) / n)`` with ``log_const`` from :func:`conf_log_const`:
+    the confidence width of Section 5,
+    ``Conf = sqrt(2σ² log(6N² / ((δ²/(2K)) π²)) / N)``.
+    """
+    return math.sqrt(2.0 * math.log(log_const * n * n) / n)
+
+
+@njit(cache=True, nogil=True)
+def first_indifference_round(two_sigma: float, log_const: float, delta0: float) -> int:
+    """First round ``n`` with ``2σ c(n) <= Δ0`` (``two_sigma = 2σ``), or ``-1`` beyond ``2**62``.
+
+    ``c`` decreases for ``n >= 2`` (the log term exceeds 1 for every ``δ < 1``), so the root is
+    bracketed by doubling and found by bisection on integers: the result is exact.
+    """
+    if two_sigma * conf_factor(1.0, log_const) <= delta0:
+        return np.int64(1)
+    hi = np.int64(2)
+    while two_sigma * conf_factor(float(hi), log_const) > delta0:
+        if hi > np.int64(2) ** 61:
+            return np.int64(-1)
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if two_sigma * conf_factor(float(mid), log_const) <= delta0:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+_conf_factor_array = np.vectorize(conf_factor, otypes=[float])
+
+
 def conf_log_term(n: ArrayLike, delta: float, k: int) -> float | np.ndarray:
     """The logarithm inside ``Conf``: :math:`\\log(6n^2 / ((\\delta^2/(2K))\\pi^2))` (vectorised)."""
-    delta, k = _check(delta, k)
-    n_arr = np.asarray(n, dtype=float)
-    if np.any(n_arr < 1) or not np.all(np.isfinite(n_arr)):
-        raise ValueError("n must be >= 1")
-    out = np.log(6.0 * n_arr**2 * 2.0 * k / (delta**2 * math.pi**2))
+    const = conf_log_const(delta, k)
+    n_arr = _rounds(n)
+    out = np.log(const * n_arr * n_arr)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def _rounds(n) -> np.ndarray:
+    n_arr = V.reals(n, "n")
+    if np.any(n_arr < 1):
+        raise ValueError(f"n must be >= 1, got {n_arr.tolist()}")
+    return n_arr
 
 
 def conf_width(n: ArrayLike, noise_stds: ArrayLike, delta: float, k: int) -> float | np.ndarray:
@@ -52,43 +107,25 @@ def conf_width(n: ArrayLike, noise_stds: ArrayLike, delta: float, k: int) -> flo
     k : int
         Number of arms ``K``.
     """
-    delta, k = _check(delta, k)
+    const = conf_log_const(delta, k)
     sigma = V.noise_stds(noise_stds)
-    n_arr = np.asarray(n, dtype=float)
-    out = np.sqrt(2.0 * sigma**2 * conf_log_term(n_arr, delta, k) / n_arr)
+    out = sigma * _conf_factor_array(_rounds(n), const)
     return float(out) if np.ndim(out) == 0 else out
 
 
 def indifference_round(delta: float, delta0: float, k: int, noise_stds: ArrayLike = 1.0) -> int:
     """Smallest round ``n*`` with ``2 Conf(n*) ≤ Δ0`` (equal noise ``σ`` on all arms).
 
-    ``2 Conf(n)`` is decreasing for ``n >= 1`` once the log term exceeds 1, which holds
-    for every ``δ < 1``; the root is bracketed by doubling and found by bisection on
-    integers, so the result is exact. ``noise_stds`` is the common level ``σ`` (a scalar, or
-    a sequence of equal entries).
+    :func:`first_indifference_round` with ``2σ`` and the constant of ``δ`` and ``k``.
+    ``noise_stds`` is the common level ``σ`` (a scalar, or a sequence of equal entries).
     """
-    delta, k = _check(delta, k)
+    const = conf_log_const(delta, k)
     sigma = V.common_noise_std(noise_stds)
     delta0 = V.positive(delta0, "delta0")
-
-    def stops(n: int) -> bool:
-        return 2.0 * conf_width(n, sigma, delta, k) <= delta0
-
-    hi = 1
-    while not stops(hi):
-        hi *= 2
-        if hi > 2**62:
-            raise ValueError("delta0 is too small: the indifference round exceeds 2**62")
-    lo = hi // 2  # stops(lo) is False unless hi == 1
-    if hi == 1:
-        return 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if stops(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    n_star = int(first_indifference_round(2.0 * sigma, const, delta0))
+    if n_star < 0:
+        raise ValueError("delta0 is too small: the indifference round exceeds 2**62")
+    return n_star
 
 
 def stopping_time_cap(delta: float, delta0: float, k: int, noise_stds: ArrayLike = 1.0) -> int:

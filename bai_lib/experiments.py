@@ -9,7 +9,6 @@ and published numbers live in :mod:`bai_lib.published`.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from . import published
 from . import _validate as V
-from .algorithms import Algorithm, Elimination, resolve
+from .algorithms import Algorithm, resolve
 from .priors import GaussianPrior
 from .stats import empirical_percentile, mean_ci
 
@@ -95,8 +94,8 @@ def run_experiment(
     n = setting["n_runs"] if n_runs is None else n_runs
     out = {}
     for key, spec in items:
-        if delta0_factor is not None and isinstance(spec, Elimination) and spec.delta0 is None:
-            spec = dataclasses.replace(spec, delta0_factor=delta0_factor)
+        if delta0_factor is not None:
+            spec = spec.with_delta0_factor(delta0_factor)
         out[key] = simulate(spec, prior, setting["noise_std"], setting["delta"], n, seed,
                             max_samples=max_samples, progress=progress)
     return out

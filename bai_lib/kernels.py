@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from ._rng import fill_normal
+from .stopping import glr_beta
 
 __all__ = [
     "STOP_SINGLE_ARM",
@@ -55,11 +56,9 @@ __all__ = [
     "STOP_INTERRUPTED",
     "STOP_REASON_NAMES",
     "cancel_flag",
-    "GLR_THRESHOLDS",
     "NORMAL_BUFFER",
     "argmax",
     "first_round",
-    "glr_beta",
     "glr_check",
     "glr_passes",
     "glr_refresh",
@@ -91,13 +90,6 @@ STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separatio
 #: registers); unused entries are dropped when a step needs more than remain.
 NORMAL_BUFFER = 512
 
-#: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
-#: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
-#: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
-#: experiments (smaller than the one their theorem covers).
-GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
-
-
 def cancel_flag(cancel: Optional[np.ndarray] = None) -> np.ndarray:
     """The cancellation flag a simulator reads: ``cancel`` itself, or a new lowered flag.
 
@@ -116,14 +108,6 @@ def cancel_flag(cancel: Optional[np.ndarray] = None) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Steps shared by the GLR-stopped kernels (TTTS, TTUCB, EB-TC, Track-and-Stop, plug-ins)
 # ---------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def glr_beta(t: float, delta: float, rule: int) -> float:
-    """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``."""
-    if rule == 0:
-        return math.log(t / delta)
-    return math.log((math.log(t) + 1.0) / delta)
 
 
 @njit(cache=True, nogil=True)
@@ -151,7 +135,8 @@ def glr_check(mh, v, t, delta, rule, thr_lo):
     """``(best, stop)``: the empirical best arm and whether the GLR test passes at time ``t``.
 
     ``thr_lo <= β(t, δ)`` is a cheap lower bound of the threshold (its value at an earlier time,
-    :func:`glr_beta` being increasing in ``t``); the exact threshold is computed only when the
+    :func:`~bai_lib.stopping.glr_beta` being increasing in ``t``); the exact threshold is computed
+    only when the
     test passes against it, so the decision is that of the exact test.
     """
     best = argmax(mh)
@@ -197,7 +182,8 @@ def record_level(p: int, t: int, rec: int, code: int, out_tau: np.ndarray, out_r
 @njit(cache=True, nogil=True)
 def record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code):
     """Record level ``p``, whose GLR test has just passed at ``t``, and every later level whose
-    test (threshold :func:`glr_beta` at ``deltas[q]``) passes at ``t`` too; return the next
+    test (threshold :func:`~bai_lib.stopping.glr_beta` at ``deltas[q]``) passes at ``t`` too;
+    return the next
     level to reach (``deltas.size`` when all are recorded)."""
     p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
     while p < deltas.size and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):

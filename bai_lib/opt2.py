@@ -20,9 +20,9 @@ from scipy import integrate, optimize
 from scipy.stats import norm
 
 from . import _validate as V
-from .bounds import (KAUFMANN_CONSTANT, ArrayLike, _abs_gap_density, _check_positive,
-                     _check_two_arm_prior, _QUAD, _scalar_or_array, gap_distribution)
-from .priors import GaussianPrior
+from .bounds import (KAUFMANN_CONSTANT, QUAD_OPTIONS, ArrayLike, abs_gap_density,
+                     gap_distribution)
+from .priors import GaussianPrior, check_prior
 
 # range of log g0 (indifference gap) handled by solve()
 _LOG_G0_MIN = -700.0
@@ -56,16 +56,14 @@ def allocation(gap: ArrayLike, lam: float, noise_stds: ArrayLike = 1.0) -> Union
     -------
     float or numpy.ndarray
     """
-    g = np.asarray(gap, dtype=float)
-    if not np.all(np.isfinite(g)):
-        raise ValueError(f"gap must be finite, got {g.tolist()}")
-    lm = _check_positive(lam, "lam")
+    g = V.reals(gap, "gap")
+    lm = V.positive(lam, "lam")
     s = V.common_noise_std(noise_stds)
     a = g**2 / (2.0 * s**2)
     out = np.zeros_like(a)
     pos = a > lm
     out[pos] = np.log(a[pos] / lm) / a[pos]
-    return _scalar_or_array(out, gap)
+    return V.like_input(out, gap)
 
 
 def _integrals(loc: float, scale: float, g0: float, sigma: float) -> tuple[float, float]:
@@ -99,13 +97,13 @@ def _integrals(loc: float, scale: float, g0: float, sigma: float) -> tuple[float
     pts = sorted(set(pts)) or None
 
     def fb(t):
-        return t * math.exp(-t) * _abs_gap_density(g0 * math.exp(t), loc, scale)
+        return t * math.exp(-t) * abs_gap_density(g0 * math.exp(t), loc, scale)
 
     def fv(t):
-        return math.exp(-t) * _abs_gap_density(g0 * math.exp(t), loc, scale)
+        return math.exp(-t) * abs_gap_density(g0 * math.exp(t), loc, scale)
 
-    ib, _ = integrate.quad(fb, 0.0, upper, points=pts, **_QUAD)
-    iv, _ = integrate.quad(fv, 0.0, upper, points=pts, **_QUAD)
+    ib, _ = integrate.quad(fb, 0.0, upper, points=pts, **QUAD_OPTIONS)
+    iv, _ = integrate.quad(fv, 0.0, upper, points=pts, **QUAD_OPTIONS)
     inside = float(norm.cdf((g0 - loc) / scale) - norm.cdf((-g0 - loc) / scale))
     budget = 4.0 * sigma**2 / g0 * ib
     objective = inside + g0 * iv
@@ -132,8 +130,8 @@ def budget_and_poe(prior: GaussianPrior, lam: float,
     -------
     budget, poe : float
     """
-    _check_two_arm_prior(prior)
-    lm = _check_positive(lam, "lam")
+    check_prior(prior, k=2)
+    lm = V.positive(lam, "lam")
     s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     return _integrals(loc, scale, math.sqrt(2.0 * s**2 * lm), s)
@@ -178,7 +176,7 @@ class Solution:
 
 
 def _check_budget(budget) -> float:
-    return _check_positive(budget, "budget")
+    return V.positive(budget, "budget")
 
 
 def solve(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> Solution:
@@ -210,7 +208,7 @@ def solve(prior: GaussianPrior, budget: float, noise_stds: ArrayLike = 1.0) -> S
     -------
     Solution
     """
-    _check_two_arm_prior(prior)
+    check_prior(prior, k=2)
     n = _check_budget(budget)
     s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
@@ -320,9 +318,7 @@ def budget_for_poe(prior: GaussianPrior, target: float, noise_stds: ArrayLike = 
         Value of the (Opt2) objective, strictly between 0 and ``V(0) = 1``.
     noise_stds : float, default 1.0
     """
-    t = float(target)
-    if not (math.isfinite(t) and 0.0 < t < 1.0):
-        raise ValueError(f"target must lie in (0, 1), got {target!r}")
+    t = V.open_unit(target, "target")
 
     def f(log_n: float) -> float:
         return math.log(solve(prior, math.exp(log_n), noise_stds).min_expected_poe / t)
@@ -362,8 +358,8 @@ def uniform_allocation_poe(prior: GaussianPrior, budget: float,
     -------
     float
     """
-    _check_two_arm_prior(prior)
-    n = _check_positive(budget, "budget", allow_zero=True)
+    check_prior(prior, k=2)
+    n = V.nonnegative(budget, "budget")
     s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)
     c = n / (2.0 * s**2)
@@ -422,7 +418,7 @@ def large_budget_poe(prior: GaussianPrior, budget: float, noise_stds: ArrayLike 
     -------
     float
     """
-    _check_two_arm_prior(prior)
+    check_prior(prior, k=2)
     n = _check_budget(budget)
     s = V.common_noise_std(noise_stds)
     loc, scale = gap_distribution(prior)

@@ -36,7 +36,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from . import _validate as V
-from .kernels import GLR_THRESHOLDS, glr_beta
+from .stopping import GLR_THRESHOLDS, glr_beta
 
 __all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle"]
 
@@ -122,19 +122,10 @@ def solve_oracle(mu: np.ndarray, var: np.ndarray, best: int, w: np.ndarray,
 
 def _instance(means, noise_stds):
     """Checked ``(mu, var, best)`` of an instance with a unique best arm."""
-    try:
-        mu = np.array(means, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
-    if mu.ndim != 1 or mu.size < 2 or not np.all(np.isfinite(mu)):
+    mu = V.reals(means, "means")
+    if mu.ndim != 1 or mu.size < 2:
         raise ValueError(f"means must be a finite vector of length >= 2, got {means!r}")
-    sig = np.array(noise_stds, dtype=np.float64) if not isinstance(noise_stds, str) else None
-    if sig is None or sig.ndim > 1 or (sig.ndim == 1 and sig.size != mu.size):
-        raise ValueError(f"noise_stds must be a positive number or have length k = {mu.size}, "
-                         f"got {noise_stds!r}")
-    sig = np.broadcast_to(sig, mu.shape)
-    if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
-        raise ValueError(f"noise_stds must be finite and positive, got {noise_stds!r}")
+    sig = V.noise_stds(noise_stds, mu.size)
     best = int(np.argmax(mu))
     if np.count_nonzero(mu == mu[best]) > 1:
         raise ValueError("means: the best arm must be unique (with a tie, T* is infinite)")
@@ -163,12 +154,10 @@ def allocation_time(means: ArrayLike, noise_stds: ArrayLike, weights: ArrayLike)
         Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
     """
     mu, var, best = _instance(means, noise_stds)
-    try:
-        w = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"weights must be an array of real numbers, got {weights!r}") from None
-    if w.shape != mu.shape or not np.all(np.isfinite(w)) or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
-        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, got {weights!r}")
+    w = V.reals(weights, "weights")
+    if w.shape != mu.shape or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, "
+                         f"got {weights!r}")
     if w[best] == 0:
         raise ValueError("weights: the best arm must get a positive weight (else T is infinite)")
     others = np.arange(mu.size) != best
@@ -221,7 +210,7 @@ def glr_time(T: float, delta: float, threshold: str = "chernoff") -> float:
     delta : float
         Confidence level in ``(0, 1)``.
     threshold : {"chernoff", "gk2016"}
-        The GLR threshold (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+        The GLR threshold (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
     """
     T = V.positive(T, "T")
     delta = V.open_unit(delta, "delta")

@@ -39,9 +39,7 @@ from scipy.stats import norm, truncnorm
 
 from . import _validate as V
 from .algorithms import Algorithm, resolve
-from .algorithms.elimination import Elimination, TwoArmElimination
-from .confidence import stopping_time_cap
-from .priors import GaussianPrior
+from .priors import GaussianPrior, check_prior
 from .simulation import simulate
 from .stats import clopper_pearson, normal_interval
 
@@ -120,8 +118,7 @@ class NearTieProposal:
     _spreads: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
-        if not isinstance(self.prior, GaussianPrior):
-            raise ValueError(f"prior must be a GaussianPrior, got {type(self.prior).__name__}")
+        check_prior(self.prior)
         object.__setattr__(self, "half_width", V.positive(self.half_width, "half_width"))
         a = V.open_unit(self.defensive, "defensive")
         object.__setattr__(self, "defensive", a)
@@ -273,14 +270,6 @@ class PoEEstimate:
         return self.ci[0] > self.delta
 
 
-def _elimination_cap(spec, prior: GaussianPrior, sigma: np.ndarray, delta: float):
-    """The largest stopping time ``k n*`` of Algorithm 1 or NoElim with a common noise level
-    (no run is censored below it); ``None`` (the algorithm's default) otherwise."""
-    if not isinstance(spec, Elimination) or not np.all(sigma == sigma[0]):
-        return None
-    return stopping_time_cap(delta, spec.resolve_delta0(prior, delta), prior.k, float(sigma[0]))
-
-
 def _run_errors(result, rao_blackwell: bool) -> np.ndarray:
     """Per-run error: the indicator, or ``1/2`` at a two-arm indifference stop of Algorithm 1."""
     if np.any(result.censored):
@@ -291,11 +280,6 @@ def _run_errors(result, rao_blackwell: bool) -> np.ndarray:
     if rao_blackwell:
         err[result.stop_reasons == "indifference"] = 0.5
     return err
-
-
-def _two_arm_coin(spec, k: int) -> bool:
-    """Algorithm 1 (not NoElim) on two arms with the uniform recommendation."""
-    return type(spec) in (Elimination, TwoArmElimination) and k == 2 and spec.recommend == "uniform"
 
 
 def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: ArrayLike,
@@ -337,34 +321,34 @@ def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds:
         As in :func:`bai_lib.simulate`.
     """
     spec = resolve(algorithm)
-    if not isinstance(prior, GaussianPrior):
-        raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
+    check_prior(prior)
     delta = V.confidence_level(delta)
     n_runs = V.integer(n_runs, "n_runs", 2)
     level = V.open_unit(level, "level")
     engine = V.choice(engine, ("auto", "general", "two_arm"), "engine")
     k = prior.k
     sigma = V.noise_stds(noise_stds, k)
-    is_elim = isinstance(spec, Elimination)
     equal_noise = bool(np.all(sigma == sigma[0]))
-    two_arm_ok = _two_arm_coin(spec, k) and equal_noise
+    walk = spec.two_arm_walk() if spec.coin_at_indifference(k) and equal_noise else None
+    two_arm_ok = walk is not None
     if engine == "two_arm" and not two_arm_ok:
         raise ValueError("engine='two_arm' needs Algorithm 1 (Elimination, recommend='uniform') "
                          "on two arms with a common noise level")
     if engine == "auto":
         engine = "two_arm" if two_arm_ok else "general"
     if half_width is None:
-        if not is_elim:
+        d0 = spec.resolve_delta0(prior, delta)
+        if d0 is None:
             raise ValueError(f"half_width: give the gap scale of the near ties for {spec.label}")
-        half_width = HALF_WIDTH_FACTOR * spec.resolve_delta0(prior, delta)
+        half_width = HALF_WIDTH_FACTOR * d0
     if max_samples is None:
-        max_samples = _elimination_cap(spec, prior, sigma, delta)
+        max_samples = spec.max_stopping_time(prior, sigma, delta)
     proposal = NearTieProposal(prior, half_width, defensive)
     means, weights = proposal.sample(seed, n_runs)
-    run_spec = TwoArmElimination.of(spec) if engine == "two_arm" else spec
+    run_spec = walk if engine == "two_arm" else spec
     result = simulate(run_spec, prior, sigma, delta, n_runs, seed, means=means,
                       max_samples=max_samples, n_threads=n_threads, progress=progress)
-    errors = _run_errors(result, _two_arm_coin(spec, k))
+    errors = _run_errors(result, spec.coin_at_indifference(k))
     values = weights * errors
     est = float(values.mean())
     se = float(values.std(ddof=1) / math.sqrt(n_runs))
@@ -384,12 +368,11 @@ def plain_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: Arra
     binomial ``sqrt(p(1-p)/n)``. Arguments as in :func:`importance_poe`.
     """
     spec = resolve(algorithm)
-    if not isinstance(prior, GaussianPrior):
-        raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
+    check_prior(prior)
     level = V.open_unit(level, "level")
     if max_samples is None:
-        max_samples = _elimination_cap(spec, prior, V.noise_stds(noise_stds, prior.k),
-                                       V.confidence_level(delta))
+        max_samples = spec.max_stopping_time(prior, V.noise_stds(noise_stds, prior.k),
+                                             V.confidence_level(delta))
     result = simulate(spec, prior, noise_stds, delta, n_runs, seed, max_samples=max_samples,
                       n_threads=n_threads, progress=progress)
     errors = _run_errors(result, False)

@@ -46,7 +46,9 @@ def clopper_pearson(n_success: int, n: int, level: float = 0.95) -> tuple[float,
     Used for every error rate of the book: it never leaves [0, 1] and is conservative, also at
     zero or all successes (where the lower or upper limit is 0 or 1).
     """
-    alpha = 1.0 - level
+    n = V.integer(n, "n", 1)
+    n_success = V.integer(n_success, "n_success", 0, n)
+    alpha = 1.0 - V.open_unit(level, "level")
     lo = 0.0 if n_success == 0 else float(beta.ppf(alpha / 2, n_success, n - n_success + 1))
     hi = 1.0 if n_success == n else float(beta.ppf(1 - alpha / 2, n_success + 1, n - n_success))
     return lo, hi
@@ -66,7 +68,9 @@ def wilson_interval(counts: ArrayLike, n: int, z: float = 1.96) -> tuple[np.ndar
 
 def normal_interval(estimate: float, std_error: float, level: float = 0.95) -> tuple[float, float]:
     """Two-sided normal interval ``estimate ± z·std_error`` at ``level``."""
-    z = float(stats.norm.ppf(0.5 + level / 2))
+    estimate = V.real(estimate, "estimate")
+    std_error = V.nonnegative(std_error, "std_error")
+    z = float(stats.norm.ppf(0.5 + V.open_unit(level, "level") / 2))
     return estimate - z * std_error, estimate + z * std_error
 
 

@@ -18,6 +18,10 @@ conventions are in :data:`TTUCB_THRESHOLDS` and :data:`TTUCB_LOG_TERMS`; the rel
 the defaults. With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so a run
 on an instance with gap :math:`g` ends near the fixed point :math:`t = 4\\sigma^2\\beta(t)/g^2`,
 which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 2.
+
+Every GLR threshold is defined here once, as a compiled scalar function the simulators call
+(:func:`glr_beta`, :func:`ttucb_threshold`); :func:`threshold` evaluates the same functions
+over arrays.
 """
 
 from __future__ import annotations
@@ -25,12 +29,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg", "ttucb_two_cg", "threshold",
-           "predicted_stopping_time", "gap_for_stopping_time"]
+__all__ = ["GLR_THRESHOLDS", "glr_beta", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg",
+           "ttucb_two_cg", "ttucb_threshold", "threshold", "predicted_stopping_time",
+           "gap_for_stopping_time"]
+
+#: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
+#: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
+#: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
+#: experiments (smaller than the one their theorem covers).
+GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
 
 #: The TTUCB threshold conventions, each the multiplier ``s`` of ``c(t, δ)`` on the squared
 #: normalised gap.
@@ -40,6 +52,33 @@ TTUCB_THRESHOLDS = {"released": 2.0, "printed": 1.0}
 #: TTUCB ``log`` term conventions: the shift ``a`` in ``log((t - a)/2)``; ``"released"``: 1
 #: (the released code evaluates ``log((T-1)/2)`` with ``T`` samples taken), ``"printed"``: 0.
 TTUCB_LOG_TERMS = {"released": 1.0, "printed": 0.0}
+
+
+@njit(cache=True, nogil=True)
+def glr_beta(t: float, delta: float, rule: int) -> float:
+    """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``.
+
+    The Gaussian GLR test stops once ``min_j Z_{best,j} >= β(t, δ)``, i.e. once the squared
+    normalised gap of :func:`threshold` reaches ``2β``.
+    """
+    if rule == 0:
+        return math.log(t / delta)
+    return math.log((math.log(t) + 1.0) / delta)
+
+
+@njit(cache=True, nogil=True)
+def ttucb_threshold(t: float, two_cg: float, log_shift: float) -> float:
+    """``c(t, δ) = 2 C_G(log((k-1)/δ) / 2) + 4 log(4 + log((t - log_shift)/2))``.
+
+    ``two_cg`` is the first term, computed once by :func:`ttucb_two_cg`; ``log_shift`` is the
+    ``a`` of :data:`TTUCB_LOG_TERMS` (0 as printed in the paper's appendix, 1 in the released
+    code).
+    """
+    return two_cg + 4.0 * math.log(4.0 + math.log((t - log_shift) / 2.0))
+
+
+_glr_beta_array = np.vectorize(glr_beta, otypes=[float])
+_ttucb_threshold_array = np.vectorize(ttucb_threshold, otypes=[float])
 
 
 def ttucb_cg(x: float, method: str = "approx") -> float:
@@ -61,9 +100,7 @@ def ttucb_cg(x: float, method: str = "approx") -> float:
         (the objective is infinite at both ends of ``(1/2, 1)``): a grid
         search followed by bounded Brent refinement.
     """
-    x = float(x)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"x must be a finite positive number, got {x!r}")
+    x = V.positive(x, "x")
     if method == "approx":
         return x + math.log(x)
     if method != "exact":
@@ -90,18 +127,11 @@ def ttucb_cg(x: float, method: str = "approx") -> float:
 
 
 def ttucb_two_cg(k: int, delta: float, cg: str = "approx") -> float:
-    """The constant term ``2 C_G(log((k-1)/δ) / 2)`` of TTUCB's ``c(t, δ)``, computed once per run set."""
-    _check_common("ttucb", delta, k)
+    """The constant term ``2 C_G(log((k-1)/δ) / 2)`` of TTUCB's ``c(t, δ)``, computed once per
+    run set."""
+    k = V.integer(k, "k", 2)
+    delta = V.open_unit(delta, "delta")
     return 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
-
-
-def _check_common(algorithm: str, delta: float, k: int) -> None:
-    if algorithm not in ("ttts", "ttucb"):
-        raise ValueError(f"algorithm must be 'ttts' or 'ttucb', got {algorithm!r}")
-    if not (0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    if int(k) != k or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
 
 
 def threshold(algorithm: str, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
@@ -124,18 +154,19 @@ def threshold(algorithm: str, t: ArrayLike, delta: float, k: int = 2, cg: str = 
     log_term : {"released", "printed"}
         TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
     """
-    _check_common(algorithm, delta, k)
+    V.choice(algorithm, ("ttts", "ttucb"), "algorithm")
+    delta = V.open_unit(delta, "delta")
+    k = V.integer(k, "k", 2)
     V.choice(rule, TTUCB_THRESHOLDS, "rule")
     V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
-    t = np.asarray(t, dtype=float)
-    if np.any(t < 2) or not np.all(np.isfinite(t)):
-        raise ValueError("t must be finite and >= 2")
+    t = V.reals(t, "t")
+    if np.any(t < 2):
+        raise ValueError(f"t must be >= 2, got {t.tolist()}")
     if algorithm == "ttts":
-        out = 2.0 * np.log(t / delta)
+        out = 2.0 * _glr_beta_array(t, delta, GLR_THRESHOLDS["chernoff"])
     else:
-        shift = TTUCB_LOG_TERMS[log_term]
-        out = TTUCB_THRESHOLDS[rule] * (ttucb_two_cg(k, delta, cg)
-                                        + 4.0 * np.log(4.0 + np.log((t - shift) / 2.0)))
+        out = TTUCB_THRESHOLDS[rule] * _ttucb_threshold_array(t, ttucb_two_cg(k, delta, cg),
+                                                              TTUCB_LOG_TERMS[log_term])
     return float(out) if out.ndim == 0 else out
 
 
@@ -150,9 +181,8 @@ def predicted_stopping_time(algorithm: str, gap: ArrayLike, delta: float,
     ``rule`` select the TTUCB convention as in :func:`threshold`; ``noise_stds`` is the common
     noise level σ of the two arms.
     """
-    g = np.asarray(gap, dtype=float)
-    if np.any(g <= 0) or not np.all(np.isfinite(g)):
-        raise ValueError("gap must be finite and > 0")
+    g = V.reals(gap, "gap", positive=True)
+    delta = V.open_unit(delta, "delta")
     sigma = V.common_noise_std(noise_stds)
     t = np.full(g.shape, 1e3)
     for _ in range(200):
@@ -169,6 +199,7 @@ def gap_for_stopping_time(algorithm: str, t: ArrayLike, delta: float,
                           rule: str = "released") -> float | np.ndarray:
     """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""
     sigma = V.common_noise_std(noise_stds)
-    tt = np.asarray(t, dtype=float)
+    delta = V.open_unit(delta, "delta")
+    tt = V.reals(t, "t")
     out = np.sqrt(4.0 * sigma**2 * threshold(algorithm, tt, delta, 2, cg, rule) / tt)
     return float(out) if out.ndim == 0 else out

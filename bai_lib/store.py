@@ -38,11 +38,10 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from .cell import Cell
+from .result import SimulationResult
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
     import pandas as pd
-
-    from .simulation import SimulationResult
 
 __all__ = ["ResultStore", "COLUMNS", "RUN_COLUMNS", "WALL_CLOCK_COLUMNS", "missing_ranges"]
 
@@ -229,8 +228,6 @@ class ResultStore:
 
     def _result(self, config: str, description: dict):
         """:meth:`result` for a cell whose description has been read already."""
-        from .simulation import SimulationResult
-
         cell = Cell.from_description(description)
         gaps = missing_ranges(cell.runs, self.shards(config))
         if gaps:
@@ -238,19 +235,14 @@ class ResultStore:
                              "(the sweep was interrupted); run it again to complete the store")
         t = self.table(config)
         means = cell.prior.sample_means(cell.seed, cell.runs)
-        arrays = dict(
-            stopping_times=t["tau"].to_numpy(np.int64), recommendations=t["recommendation"]
-            .to_numpy(np.int64), best_arms=t["best_arm"].to_numpy(np.int64),
-            correct=t["correct"].to_numpy(bool), means=means, censored=t["censored"]
-            .to_numpy(bool), stop_reasons=t["stop_reason"].to_numpy(str),
-            seconds=t["seconds"].to_numpy(np.float64))
-        for a in arrays.values():
-            a.setflags(write=False)
         d0 = t["delta0"].iloc[0]
-        return SimulationResult(
+        return SimulationResult.from_runs(
             algorithm=cell.algorithm, prior=cell.prior, noise_stds=np.asarray(cell.noise_stds),
             delta=cell.delta, delta0=None if np.isnan(d0) else float(d0), seed=cell.seed,
-            max_samples=int(t["max_samples"].iloc[0]), means_given=False, **arrays)
+            max_samples=int(t["max_samples"].iloc[0]), means=means, means_given=False,
+            first_run=0, stopping_times=t["tau"].to_numpy(np.int64),
+            recommendations=t["recommendation"].to_numpy(np.int64),
+            stop_reasons=t["stop_reason"].to_numpy(str), seconds=t["seconds"].to_numpy(np.float64))
 
     def summary(self) -> pd.DataFrame:
         """One row per complete cell: its configuration and ``SimulationResult.summary(flat=True)``.

@@ -282,9 +282,9 @@ def run_shard(description: dict, first: int, stop: int, n_threads: Optional[int]
 
 
 def _progress_bar(total, done, progress):
-    from .simulation import _progress_enabled
+    from .executor import progress_enabled
 
-    if not _progress_enabled(progress):
+    if not progress_enabled(progress):
         return None
     from tqdm import tqdm
 

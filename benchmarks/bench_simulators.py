@@ -112,6 +112,7 @@ def two_arm_walk(repeats=3):
     the run importance sampling spends its budget on (``bai_lib.poe``).
     """
     from bai_lib.algorithms.elimination import elimination_run, two_arm_elimination_run
+    from bai_lib.confidence import conf_log_const
     from bai_lib.kernels import cancel_flag
 
     prior = GaussianPrior.standard(2)
@@ -122,10 +123,10 @@ def two_arm_walk(repeats=3):
     for r in range(repeats):
         st = _rng.seed_state(2024, r, 1)
         t0 = time.perf_counter()
-        tau = elimination_run(st.copy(), mu, sig, 0.01, d0, 2**62, False, False, False, cancel)[0]
+        tau = elimination_run(st.copy(), mu, sig, conf_log_const(0.01, 2), d0, 2**62, False, False, False, cancel)[0]
         best["general"] = min(best["general"], time.perf_counter() - t0)
         t0 = time.perf_counter()
-        two_arm_elimination_run(st.copy(), mu, 1.0, 0.01, d0, 2**62, cancel)
+        two_arm_elimination_run(st.copy(), mu, 1.0, conf_log_const(0.01, 2), d0, 2**62, cancel)
         best["walk"] = min(best["walk"], time.perf_counter() - t0)
         rounds = tau // 2
     g, w = (1e9 * best[key] / rounds for key in ("general", "walk"))

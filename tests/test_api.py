@@ -31,11 +31,12 @@ import bai_lib.algorithms
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
-    "stats", "priors", "bounds", "opt2", "oracle", "stopping", "confidence", "simulation",
+    "stats", "quadrature", "priors", "bounds", "opt2", "oracle", "stopping", "confidence",
+    "executor", "result", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
     "published",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
-    "algorithms.plugin", "algorithms.top_two", "algorithms.track_and_stop",
+    "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
 ]
 PUBLIC_METHOD_DUNDERS = {"__init__", "__new__", "__call__"}
 

@@ -1,4 +1,4 @@
-"""The one-line notice of a first call that compiles (``simulation._warm_up``)."""
+"""The one-line notice of a first call that compiles (``executor.warm_up``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from bai_lib import GaussianPrior, simulate
-from bai_lib import simulation
+from bai_lib import executor
 
 NOTICE = "simulator (first call in this process only)"
 
@@ -22,29 +22,29 @@ def _fresh_kernel():
 
 
 def test_a_compiling_call_is_announced_once(monkeypatch, capsys):
-    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(executor, "COMPILE_NOTICE_AFTER", 0.05)
     kernel = _fresh_kernel()
 
     def call():
         kernel(np.float64(1.0))
         time.sleep(0.3)
 
-    simulation._warm_up(call, "Test", show=True)
+    executor.warm_up(call, "Test", show=True)
     err = capsys.readouterr().err
     assert err.count(NOTICE) == 1 and "compiling the Test simulator" in err, err
 
 
 def test_no_notice_without_progress_or_without_compiling(monkeypatch, capsys):
-    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(executor, "COMPILE_NOTICE_AFTER", 0.05)
     kernel = _fresh_kernel()
-    simulation._warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=False)
+    executor.warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=False)
     kernel(np.float64(2.0))  # compiled now
-    simulation._warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=True)
+    executor.warm_up(lambda: (kernel(np.float64(1.0)), time.sleep(0.3)), "Test", show=True)
     assert NOTICE not in capsys.readouterr().err
 
 
 def test_simulate_stays_silent_when_progress_is_off(monkeypatch, capsys):
-    monkeypatch.setattr(simulation, "COMPILE_NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(executor, "COMPILE_NOTICE_AFTER", 0.0)
     res = simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 5, seed=1, progress=False)
     assert res.n_runs == 5
     assert capsys.readouterr().err == ""

@@ -87,3 +87,28 @@ def test_failure_bound_is_the_sum_of_the_per_round_tail_bounds():
         assert math.isclose(failure_bound(delta), k * per_arm, rel_tol=1e-6)
     with pytest.raises(ValueError, match="delta"):
         failure_bound(1.0)
+
+
+@pytest.mark.parametrize("k, delta, d0, sigma", [(2, 0.1, 0.05, 1.0), (5, 0.01, 0.003, 0.7),
+                                                 (3, 0.9, 2.0, 1.0), (10, 1e-6, 1e-2, 2.5)])
+def test_indifference_round_is_the_first_round_of_the_paper_width(k, delta, d0, sigma):
+    """The compiled bisection finds the round a linear scan of the printed formula finds."""
+    def width(n):  # Conf of Section 5, written from the paper
+        return math.sqrt(2 * sigma**2 * math.log(6 * n**2 / ((delta**2 / (2 * k)) * math.pi**2)) / n)
+
+    n = 1
+    while 2 * width(n) > d0 * (1 + 1e-12):
+        n += 1
+    assert indifference_round(delta, d0, k, sigma) in (n, n + 1)
+    assert 2 * conf_width(indifference_round(delta, d0, k, sigma), sigma, delta, k) <= d0
+
+
+def test_the_compiled_width_and_round_are_the_ones_checked_here():
+    from bai_lib.confidence import conf_factor, conf_log_const, first_indifference_round
+    lc = conf_log_const(0.05, 4)
+    n = np.array([1, 2, 10, 1000, 10**9])
+    assert np.array_equal(conf_width(n, 1.7, 0.05, 4), [1.7 * conf_factor(float(m), lc) for m in n])
+    assert first_indifference_round(2.0, lc, 0.01) == indifference_round(0.05, 0.01, 4)
+    assert first_indifference_round(2.0, lc, 1e-300) == -1     # beyond 2**62 rounds
+    with pytest.raises(ValueError, match="delta0 is too small"):
+        indifference_round(0.05, 1e-300, 4)

@@ -10,6 +10,8 @@ from bai_lib import _rng
 from bai_lib import kernels as K
 from bai_lib.algorithms import elimination as E
 from bai_lib.algorithms import top_two as T
+from bai_lib.algorithms import ttts
+from bai_lib.confidence import conf_factor, conf_log_const
 
 NO = np.zeros(1, dtype=np.uint8)  # the cancellation flag, never raised
 
@@ -44,8 +46,8 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     n_star = first_indifference_round(k, delta, delta0)
     mu = np.zeros(k)
     sigma = np.ones(k)
-    out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, delta, delta0, 10**9, False, False,
-                   False, NO)
+    out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, conf_log_const(delta, k), delta0,
+                   10**9, False, False, False, NO)
     tau, rec, cens, reason = out.T
     assert not cens.any()
     normal = (reason == K.STOP_INDIFFERENCE) & (tau == k * n_star)
@@ -63,8 +65,8 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
 def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
-    out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), delta, delta0, 10**9,
-                   True, False, False, NO)
+    out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), conf_log_const(delta, k),
+                   delta0, 10**9, True, False, False, NO)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
     # NoElim samples every arm until the indifference round, eliminations or not.
@@ -81,8 +83,9 @@ def test_elimination_block_check_matches_exact_every_round():
         delta0 = float(rng.choice([0.05, 0.2, 0.6]))
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
-        fast = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, False, NO)
-        ref = E.elimination_run(st.copy(), mu, sigma, delta, delta0, 10**8, pull_all, False, True, NO)
+        lc = conf_log_const(delta, k)
+        fast = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, False, NO)
+        ref = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, True, NO)
         assert fast == ref
 
 
@@ -90,11 +93,11 @@ def test_conf_factor_matches_paper_formula():
     for k, delta in [(2, 0.1), (10, 0.01), (3, 0.9)]:
         log_const = 12.0 * k / (delta**2 * math.pi**2)
         for n in [1, 2, 7, 1000, 123456]:
-            assert E.conf_factor(float(n), log_const) == pytest.approx(
+            assert conf_factor(float(n), log_const) == pytest.approx(
                 conf_width(n, k, delta), rel=1e-12
             )
         # decreasing from n = 2 on (used by the block check)
-        c = [E.conf_factor(float(n), log_const) for n in range(2, 2000)]
+        c = [conf_factor(float(n), log_const) for n in range(2, 2000)]
         assert np.all(np.diff(c) < 0)
 
 
@@ -106,12 +109,13 @@ def test_conf_factor_matches_paper_formula():
 def _all_kernels(mu, sigma, delta, max_samples=10**6):
     k = mu.size
     two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
+    lc = conf_log_const(delta, k)
     return {
-        "elimination": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
+        "elimination": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                     False, False, False, NO),
-        "noelim": lambda st: E.elimination_run(st, mu, sigma, delta, 0.1, max_samples,
+        "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                True, False, False, NO),
-        "ttts": lambda st: T.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
+        "ttts": lambda st: ttts.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
                                       max_samples, False, NO),
         "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
                                         True, max_samples, NO),
@@ -155,7 +159,7 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     mu = np.array([0.0, 1.0, 2.0, -1.0])
     sigma = np.ones(4)
     for r in range(5):
-        tau, rec, cens, reason = T.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
+        tau, rec, cens, reason = ttts.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
                                             np.ones(4), 1e-12, 0, 0.5, 20000, False, NO)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000

@@ -8,9 +8,9 @@ from scipy.stats import ks_2samp
 
 from bai_lib import CensoringWarning, Elimination, GaussianPrior, NoElim, TTUCB, simulate
 from bai_lib._rng import fill_normal, seed_state, uniform
-from bai_lib.algorithms.elimination import (TwoArmElimination, conf_factor, elimination_run,
+from bai_lib.algorithms.elimination import (TwoArmElimination, elimination_run,
                                            two_arm_elimination_run)
-from bai_lib.confidence import indifference_round
+from bai_lib.confidence import conf_factor, conf_log_const, indifference_round
 from bai_lib.kernels import NORMAL_BUFFER, STOP_INDIFFERENCE, STOP_SINGLE_ARM, cancel_flag
 from bai_lib.poe import NearTieProposal, PoEEstimate, importance_poe, plain_poe
 from bai_lib.priors import delta0
@@ -84,7 +84,7 @@ def test_two_arm_walk_matches_reference_run_by_run(gap_factor):
     mu = np.array([0.1 + gap_factor * d0, 0.1])
     for run in range(40):
         a, b = seed_state(11, run, 1), seed_state(11, run, 1)
-        tau, rec, cens, code = two_arm_elimination_run(a, mu, sigma, delta, d0, 10**12,
+        tau, rec, cens, code = two_arm_elimination_run(a, mu, sigma, conf_log_const(delta, 2), d0, 10**12,
                                                        cancel_flag(None))
         assert not cens
         assert (tau, rec, code) == _reference_walk(b, mu[0] - mu[1], sigma, delta, d0)
@@ -119,7 +119,7 @@ def test_general_kernel_decides_by_the_difference_of_the_sums(gap_factor):
     sig = np.full(2, sigma)
     for run in range(40):
         a, b = seed_state(12, run, 1), seed_state(12, run, 1)
-        tau, rec, _, code = elimination_run(a, mu, sig, delta, d0, 10**12, False, False, False,
+        tau, rec, _, code = elimination_run(a, mu, sig, conf_log_const(delta, 2), d0, 10**12, False, False, False,
                                             cancel_flag(None))
         assert (tau, rec, code) == _difference_rule_on_kernel_rewards(b, mu, sigma, delta, d0)
 

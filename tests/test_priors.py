@@ -376,14 +376,14 @@ def test_L_of_an_isolated_best_arm_underflows_quickly():
 
 
 def test_L_single_integral_reports_non_convergence(monkeypatch):
-    import bai_lib.priors as priors
+    import bai_lib.quadrature as quadrature
 
     # one Gauss-Legendre panel and no adaptive halving cannot reach the tolerance
-    monkeypatch.setattr(priors, "_N_PANELS", 1)
-    monkeypatch.setattr(priors, "_MAX_ROUNDS", 0)
+    monkeypatch.setattr(quadrature, "_N_PANELS", 1)
+    monkeypatch.setattr(quadrature, "_MAX_ROUNDS", 0)
     with pytest.raises(RuntimeError, match="did not converge"):
         GaussianPrior.standard(1000).L()
-    monkeypatch.setattr(priors, "_MAX_ROUNDS", 60)  # halving recovers the value
+    monkeypatch.setattr(quadrature, "_MAX_ROUNDS", 60)  # halving recovers the value
     assert GaussianPrior.standard(1000).L() == pytest.approx(_iid_standard_reference(1000),
                                                              rel=1e-9)
 
@@ -530,7 +530,7 @@ def test_scalar_arguments_refuse_strings_and_bools():
 def test_iid_L_matches_the_gaussian_prior_and_closed_forms():
     from scipy import stats
 
-    from bai_lib.priors import iid_L
+    from bai_lib.quadrature import iid_L
 
     for k in (2, 3, 5, 10):
         assert iid_L(stats.norm(), k) == pytest.approx(GaussianPrior.standard(k).L(), rel=1e-8)

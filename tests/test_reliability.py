@@ -11,7 +11,7 @@ import pytest
 
 from bai_lib import CensoringWarning, GaussianPrior, simulate
 from bai_lib.algorithms import ALGORITHMS
-from bai_lib.simulation import memory_needed
+from bai_lib.executor import memory_needed
 
 H2 = GaussianPrior.standard(2)
 H3 = GaussianPrior.standard(3)
@@ -100,17 +100,17 @@ def test_caller_arrays_are_never_modified_or_frozen():
 
 
 def test_progress_default_follows_the_terminal(monkeypatch):
-    from bai_lib import simulation
+    from bai_lib import executor
 
     monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
-    monkeypatch.setattr(simulation.sys, "stderr", open("/dev/null", "w"))  # not a terminal
-    monkeypatch.delitem(simulation.sys.modules, "ipykernel", raising=False)
-    assert simulation._progress_enabled(None) is False
+    monkeypatch.setattr(executor.sys, "stderr", open("/dev/null", "w"))  # not a terminal
+    monkeypatch.delitem(executor.sys.modules, "ipykernel", raising=False)
+    assert executor.progress_enabled(None) is False
     monkeypatch.setenv("BAI_LIB_PROGRESS", "1")
-    assert simulation._progress_enabled(None) is True
+    assert executor.progress_enabled(None) is True
     monkeypatch.setenv("BAI_LIB_PROGRESS", "0")
-    assert simulation._progress_enabled(True) is True
-    assert simulation._progress_enabled(None) is False
+    assert executor.progress_enabled(True) is True
+    assert executor.progress_enabled(None) is False
 
 
 def test_default_cap_is_practical_for_slow_ttts():
@@ -141,12 +141,12 @@ def test_progress_bar_starts_at_once_and_estimates_time_by_cost(capfd):
 def test_cost_weighted_eta_is_not_misled_by_longest_first(monkeypatch):
     """Two runs of cost 1000 done out of 1000 runs (998 of cost 1): a count-based estimate says
     499 times the elapsed time is left, the cost-weighted one about half of it."""
-    from bai_lib import simulation as S
+    from bai_lib import executor as S
 
     clock = iter([0.0, 10.0])
     monkeypatch.setattr(S.time, "perf_counter", lambda: next(clock))
     keys = np.array([999.0, 999.0] + [0.0] * 998)
-    bar = S._CostProgress("t", keys, max_samples=10**9)
+    bar = S.CostProgress("t", keys, max_samples=10**9)
     bar.update(np.array([0, 1]))
     text = str(bar.bar)
     bar.close()

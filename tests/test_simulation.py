@@ -12,8 +12,9 @@ import pytest
 
 from bai_lib import _rng
 from bai_lib.priors import GaussianPrior, delta0
-from bai_lib.algorithms import ALGORITHMS, TTUCB, Elimination, NoElim
-from bai_lib.simulation import SimulationResult, simulate
+from bai_lib.algorithms import ALGORITHMS, TTTS, TTUCB, Elimination, NoElim
+from bai_lib import SimulationResult
+from bai_lib.simulation import simulate
 from bai_lib.stopping import ttucb_cg
 
 REPO = Path(__file__).resolve().parents[1]
@@ -504,3 +505,50 @@ def test_simulate_deltas_checks_its_levels():
                         ([0.1, 1.5], r"deltas\[1\]"), (["0.1"], r"deltas\[0\]")]:
         with pytest.raises(ValueError, match=needle):
             simulate_deltas("ttts", H2, 1.0, bad, 5, 1)
+
+
+def test_specifications_answer_what_the_layers_above_ask():
+    """The capability methods replace class tests in the orchestration layer."""
+    from bai_lib.algorithms.elimination import TwoArmElimination
+    H = GaussianPrior.standard(2)
+    sig = np.ones(2)
+    alg1, walk = Elimination(), TwoArmElimination()
+    expected = {  # spec: (coin on 2 arms, has a two-arm walk, traceable, has Δ0)
+        alg1: (True, True, True, True),
+        Elimination(recommend="empirical_best"): (False, False, False, True),
+        NoElim(): (False, False, False, True),
+        walk: (True, True, False, True),
+        TTUCB(): (False, False, False, False),
+        TTTS(): (False, False, False, False),
+    }
+    for spec, (coin, has_walk, trace, has_d0) in expected.items():
+        assert spec.coin_at_indifference(2) is coin, spec
+        assert (spec.two_arm_walk() is not None) is has_walk, spec
+        assert spec.can_trace() is trace, spec
+        assert (spec.resolve_delta0(H, 0.1) is not None) is has_d0, spec
+        assert (spec.max_stopping_time(H, sig, 0.1) is not None) is has_d0, spec
+    assert not alg1.coin_at_indifference(3)
+    assert alg1.two_arm_walk() == walk
+    assert alg1.max_stopping_time(H, np.array([1.0, 2.0]), 0.1) is None  # unequal noise
+    assert Elimination(delta0=0.1).with_delta0_factor(1.0) == Elimination(delta0=0.1)
+    assert alg1.with_delta0_factor(1.0) == Elimination(delta0_factor=1.0)
+    assert TTUCB().with_delta0_factor(1.0) == TTUCB()
+    # the two-arm walk's runs are not the ones trace_elimination replays: refused, not wrong
+    res = simulate(walk, H, 1.0, 0.1, 3, seed=1)
+    with pytest.raises(ValueError, match="trace\\(\\) covers Algorithm 1"):
+        res.trace(0)
+
+
+def test_from_runs_derives_best_arm_correctness_and_censoring():
+    means = np.array([[0.0, 1.0], [2.0, 1.0], [0.5, 0.0]])
+    res = SimulationResult.from_runs(
+        algorithm=TTUCB(), prior=None, noise_stds=np.ones(2), delta=0.1, delta0=None, seed=3,
+        max_samples=100, means=means, means_given=True, first_run=5,
+        stopping_times=[10, 100, 7], recommendations=[1, 1, 0],
+        stop_reasons=["glr", "censored", "glr"], seconds=[0.1, 0.2, 0.3])
+    assert res.best_arms.tolist() == [1, 0, 0]
+    assert res.correct.tolist() == [True, False, True]
+    assert res.censored.tolist() == [False, True, False]
+    assert list(res.runs) == [5, 6, 7]
+    for a in (res.stopping_times, res.correct, res.censored, res.means, res.noise_stds):
+        assert not a.flags.writeable

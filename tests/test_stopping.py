@@ -67,3 +67,14 @@ def test_ttucb_released_threshold_continues_the_same_runs():
         threshold("ttucb", 10.0, 0.1, rule="x")
     with pytest.raises(ValueError, match="log_term"):
         threshold("ttucb", 10.0, 0.1, log_term="x")
+
+
+def test_threshold_evaluates_the_compiled_scalar_thresholds():
+    """The array form of the thresholds is the simulators' compiled scalar function."""
+    from bai_lib.stopping import glr_beta, ttucb_threshold, ttucb_two_cg
+    t = np.array([2.0, 17.0, 1e3, 1e9])
+    assert np.array_equal(threshold("ttts", t, 0.05), [2 * glr_beta(x, 0.05, 0) for x in t])
+    two_cg = ttucb_two_cg(3, 0.05)
+    assert np.array_equal(threshold("ttucb", t, 0.05, k=3),
+                          [2 * ttucb_threshold(x, two_cg, 1.0) for x in t])
+    assert threshold("ttts", 100.0, 0.05) == pytest.approx(2 * math.log(100 / 0.05), rel=1e-15)

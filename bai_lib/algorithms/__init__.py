@@ -4,7 +4,7 @@ Each algorithm is a small frozen object that checks its options once, computes i
 once (``Δ0``, the TTUCB constant ``2 C_G``, ...) and binds them to its compiled kernel
 (:mod:`bai_lib.algorithms.base` describes the protocol). :func:`bai_lib.simulate` accepts a specification or
 one of the names in :data:`ALGORITHMS` (each name stands for the specification with default
-options), and every :class:`~bai_lib.simulation.SimulationResult` carries the specification it
+options), and every :class:`~bai_lib.SimulationResult` carries the specification it
 was produced with.
 
 Conventions
@@ -34,7 +34,7 @@ name             specification                                            module
 ===============  =======================================================  ================================
 ``elimination``  :class:`Elimination`: Algorithm 1 of the paper           ``algorithms/elimination.py``
 ``noelim``       :class:`NoElim`: its no-elimination variant              ``algorithms/elimination.py``
-``ttts``         :class:`TTTS`: Top-Two Thompson Sampling, any ``β``      ``algorithms/top_two.py``
+``ttts``         :class:`TTTS`: Top-Two Thompson Sampling, any ``β``      ``algorithms/ttts.py``
 ``ttucb``        :class:`TTUCB`: Top-Two UCB, any ``β``                   ``algorithms/top_two.py``
 ``ebtc``         :class:`EBTC`: empirical-best / transportation cost      ``algorithms/top_two.py``
 ``tas``          :class:`TrackAndStop`: Track-and-Stop, D- or C-tracking  ``algorithms/track_and_stop.py``
@@ -51,7 +51,8 @@ from __future__ import annotations
 
 from .base import Algorithm, BoundAlgorithm, BoundLevels
 from .elimination import Elimination, NoElim
-from .top_two import EBTC, TTTS, TTUCB
+from .top_two import EBTC, TTUCB
+from .ttts import TTTS
 from .lucb import LUCB
 from .plugin import SamplingRule
 from .track_and_stop import TrackAndStop

@@ -98,6 +98,11 @@ class Algorithm:
     needs_prior : bool
         Whether :meth:`bind` uses the prior (a posterior, ``L(H)``); algorithms that do not can
         run on fixed instances without one.
+
+    What the layers above ask a specification, instead of testing its class: :meth:`uses_prior`,
+    :meth:`resolve_delta0`, :meth:`with_delta0_factor`, :meth:`max_stopping_time`,
+    :meth:`coin_at_indifference`, :meth:`two_arm_walk` and :meth:`can_trace`. The defaults are
+    those of an algorithm without an indifference stop.
     """
 
     name: ClassVar[str] = ""
@@ -130,6 +135,36 @@ class Algorithm:
     def uses_prior(self) -> bool:
         """Whether this specification, with its options, needs a prior to :meth:`bind`."""
         return self.needs_prior
+
+    def resolve_delta0(self, prior: Optional[GaussianPrior], delta: float) -> Optional[float]:
+        """The indifference level ``Δ0`` in force for ``prior`` and ``delta``; ``None`` for an
+        algorithm without an indifference stop."""
+        return None
+
+    def with_delta0_factor(self, factor: float) -> "Algorithm":
+        """This specification with ``Δ0 = δ / (factor · L(H))`` where ``Δ0`` comes from the prior;
+        itself where it does not (a fixed ``Δ0``, or no indifference stop)."""
+        return self
+
+    def max_stopping_time(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                          delta: float) -> Optional[int]:
+        """A stopping time no run can exceed (so that a run censored at it cannot exist), or
+        ``None`` when there is none."""
+        return None
+
+    def coin_at_indifference(self, k: int) -> bool:
+        """Whether, on ``k`` arms, the recommendation at an indifference stop is a fair coin
+        between the two arms (the error of such a stop is then exactly ``1/2``)."""
+        return False
+
+    def two_arm_walk(self) -> Optional["Algorithm"]:
+        """A specification with the same law on two arms with a common noise level that is
+        cheaper to simulate, or ``None``."""
+        return None
+
+    def can_trace(self) -> bool:
+        """Whether :func:`bai_lib.trace.trace_elimination` replays this specification's runs."""
+        return False
 
     @property
     def label(self) -> str:

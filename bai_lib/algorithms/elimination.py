@@ -6,37 +6,29 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar, Optional
 
+import dataclasses
+
 import numpy as np
 from numba import njit
 
 from .. import _validate as V
 from .._rng import uniform
+from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
+                          stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, cancel_flag, refill)
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, BoundAlgorithm, gap_cost
 
-__all__ = ["Elimination", "NoElim", "TwoArmElimination", "conf_factor", "elimination_run",
+__all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run"]
 
 _NEG_INF = -np.inf
 
 
 @njit(cache=True, nogil=True)
-def conf_factor(n: float, log_const: float) -> float:
-    """Width factor ``c(n)`` with ``Conf(i, t) = sigma_i * c(N_i(t))``.
-
-    ``c(n) = sqrt(2 * log(log_const * n**2) / n)`` where
-    ``log_const = 12 K / (delta**2 * pi**2)``, i.e. the confidence width of
-    Section 5, ``Conf = sqrt(2 sigma^2 log(6 N^2 / ((delta^2 / (2K)) pi^2)) / N)``.
-    ``n`` is a float.
-    """
-    return math.sqrt(2.0 * math.log(log_const * n * n) / n)
-
-
-@njit(cache=True, nogil=True)
-def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta: float,
+def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
                     delta0: float, max_samples: int, pull_all: bool, recommend_best: bool,
                     check_every_round: bool, cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
@@ -45,7 +37,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta:
     active arm (every arm if ``pull_all``) is sampled once, so all active
     arms have ``N_i = n``.  Then, with the empirical **mean**
     ``mu_hat_i = S_i / n`` (the paper prints a sum; the mean is meant) and
-    ``Conf(i) = sigma_i * c(n)`` (:func:`conf_factor`),
+    ``Conf(i) = sigma_i * c(n)`` (:func:`~bai_lib.confidence.conf_factor`),
 
     * ``UCB(i) = mu_hat_i + Conf(i)``, ``LCB(i) = mu_hat_i - Conf(i)``
       (equation (UCB LCB bound));
@@ -74,8 +66,8 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta:
         Generator state, advanced in place.
     mu, sigma : float64[k]
         Arm means and noise standard deviations.
-    delta : float
-        Confidence level ``delta`` (enters ``Conf``).
+    log_const : float
+        The constant of ``Conf`` for ``δ`` and ``k`` (:func:`bai_lib.confidence.conf_log_const`).
     delta0 : float
         Indifference level ``Delta_0``.
     max_samples : int
@@ -102,7 +94,6 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta:
     tau, recommendation, censored, stop_reason
     """
     k = mu.size
-    log_const = 12.0 * k / (delta * delta * math.pi * math.pi)
     S = np.zeros(k)
     means = np.zeros(k)
     act = np.arange(k)
@@ -205,26 +196,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta:
 
 
 @njit(cache=True, nogil=True)
-def _two_arm_indifference_round(two_sigma, log_const, delta0):
-    """First round ``n`` with ``2 σ c(n) <= Δ0`` (``c`` decreases for ``n >= 2``; see
-    :func:`bai_lib.confidence.indifference_round`), by bisection on integers."""
-    if two_sigma * conf_factor(1.0, log_const) <= delta0:
-        return np.int64(1)
-    hi = np.int64(2)
-    while two_sigma * conf_factor(float(hi), log_const) > delta0:
-        hi *= 2
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if two_sigma * conf_factor(float(mid), log_const) <= delta0:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-@njit(cache=True, nogil=True)
-def two_arm_elimination_run(state: np.ndarray, mu: np.ndarray, sigma: float, delta: float,
+def two_arm_elimination_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_const: float,
                             delta0: float, max_samples: int,
                             cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """Algorithm 1 on two arms with a common noise level, simulated through their difference.
@@ -233,7 +205,7 @@ def two_arm_elimination_run(state: np.ndarray, mu: np.ndarray, sigma: float, del
     :func:`elimination_run` depends on the rewards only through ``D_n = S_1(n) - S_2(n)``:
     arm 2 is eliminated when ``D_n / n >= 2 σ c(n)``, arm 1 when ``-D_n / n >= 2 σ c(n)``,
     and while both are active ``Δ_safe = 2 σ c(n)``, so the indifference stop comes at the
-    fixed round ``n*`` of :func:`bai_lib.confidence.indifference_round`. ``D_n`` is a Gaussian
+    fixed round ``n*`` of :func:`bai_lib.confidence.first_indifference_round`. ``D_n`` is a Gaussian
     random walk with steps ``N(μ_1 - μ_2, 2 σ^2)``, drawn here with one normal per round instead
     of two. The stopping time, the stop reason and the recommendation therefore have the same
     joint distribution as in :func:`elimination_run` (uniform recommendation at the
@@ -248,18 +220,19 @@ def two_arm_elimination_run(state: np.ndarray, mu: np.ndarray, sigma: float, del
         Arm means.
     sigma : float
         The common noise standard deviation.
-    delta, delta0, max_samples, cancel
-        As in :func:`elimination_run`.
+    log_const, delta0, max_samples, cancel
+        As in :func:`elimination_run` (``log_const`` for ``k = 2``).
 
     Returns
     -------
     tau, recommendation, censored, stop_reason
     """
-    log_const = 24.0 / (delta * delta * math.pi * math.pi)
     two_sigma = 2.0 * sigma
     step_sd = math.sqrt(2.0) * sigma
     gap = mu[0] - mu[1]
-    n_star = _two_arm_indifference_round(two_sigma, log_const, delta0)
+    n_star = first_indifference_round(two_sigma, log_const, delta0)
+    if n_star < 0:  # beyond 2**62 rounds: max_samples censors the run first
+        n_star = np.int64(2) ** 62
     n_max = max_samples // 2
     buf = np.empty(NORMAL_BUFFER)
     D = 0.0
@@ -337,6 +310,27 @@ class Elimination(Algorithm):
         factor = 4.0 if self.delta0_factor is None else self.delta0_factor
         return float(_delta0_of(prior, delta, factor=factor))
 
+    def with_delta0_factor(self, factor: float) -> "Elimination":
+        return self if self.delta0 is not None else dataclasses.replace(self, delta0_factor=factor)
+
+    def max_stopping_time(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                          delta: float) -> Optional[int]:
+        """``k n*`` (:func:`bai_lib.confidence.stopping_time_cap`) with a common noise level."""
+        sigma = np.asarray(noise_stds, dtype=float)
+        if not np.all(sigma == sigma[0]):
+            return None
+        return stopping_time_cap(delta, self.resolve_delta0(prior, delta), sigma.size,
+                                 float(sigma[0]))
+
+    def coin_at_indifference(self, k: int) -> bool:
+        return k == 2 and self.recommend == "uniform"
+
+    def two_arm_walk(self) -> Optional["TwoArmElimination"]:
+        return TwoArmElimination.of(self) if self.recommend == "uniform" else None
+
+    def can_trace(self) -> bool:
+        return self.recommend == "uniform"
+
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
              max_samples: int) -> BoundAlgorithm:
         d0 = self.resolve_delta0(prior, delta)
@@ -344,8 +338,10 @@ class Elimination(Algorithm):
         best = self.recommend == "empirical_best"
         sig = noise_stds
 
+        log_const = conf_log_const(delta, sig.size)
+
         def run(state, mu, max_samples=max_samples, cancel=None):
-            return elimination_run(state, mu, sig, delta, d0, max_samples, pull_all, best, False,
+            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best, False,
                                    cancel_flag(cancel))
 
         return BoundAlgorithm(run, d0, lambda means: gap_cost(means, sig, d0, pull_all))
@@ -364,6 +360,15 @@ class NoElim(Elimination):
     short_label: ClassVar[str] = "NoElim"
     color: ClassVar[str] = "#7a5195"
     _pull_all: ClassVar[bool] = True
+
+    def coin_at_indifference(self, k: int) -> bool:
+        return False
+
+    def two_arm_walk(self) -> None:
+        return None
+
+    def can_trace(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -392,6 +397,12 @@ class TwoArmElimination(Elimination):
             raise ValueError(f"spec must be an Elimination specification, got {spec!r}")
         return cls(delta0=spec.delta0, delta0_factor=spec.delta0_factor, recommend=spec.recommend)
 
+    def two_arm_walk(self) -> "TwoArmElimination":
+        return self
+
+    def can_trace(self) -> bool:
+        return False  # its runs draw one normal per round, not the rewards trace_elimination replays
+
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
              max_samples: int) -> BoundAlgorithm:
         sig = np.asarray(noise_stds, dtype=float)
@@ -400,9 +411,10 @@ class TwoArmElimination(Elimination):
                              f"level, got {sig.tolist()}")
         d0 = self.resolve_delta0(prior, delta)
         sigma = float(sig[0])
+        log_const = conf_log_const(delta, 2)
 
         def run(state, mu, max_samples=max_samples, cancel=None):
-            return two_arm_elimination_run(state, mu, sigma, delta, d0, max_samples,
+            return two_arm_elimination_run(state, mu, sigma, log_const, d0, max_samples,
                                            cancel_flag(cancel))
 
         return BoundAlgorithm(run, d0, lambda means: gap_cost(means, sig, d0, False))

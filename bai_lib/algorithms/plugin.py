@@ -38,7 +38,8 @@ from numba import njit
 
 from .. import _validate as V
 from .._rng import std_normal, uniform
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
+from ..stopping import GLR_THRESHOLDS
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..priors import GaussianPrior
@@ -66,10 +67,10 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
     scored at every confidence level of ``deltas`` (decreasing).
 
     Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
-    (:func:`~bai_lib.kernels.glr_beta`, code ``rule``) is checked at the empirical best arm, which
+    (:func:`~bai_lib.stopping.glr_beta`, code ``rule``) is checked at the empirical best arm, which
     is recommended when it passes; otherwise ``select`` picks the next arm. An arm outside
     ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every
-    level, as in :func:`bai_lib.algorithms.top_two.ttts_levels_run`. Not cached on disk: it is
+    level, as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`. Not cached on disk: it is
     compiled once per sampling rule.
     """
     k = mu.size
@@ -122,7 +123,7 @@ class SamplingRule(Algorithm):
     label_text : str
         Name shown in tables and legends.
     threshold : {"chernoff", "gk2016"}
-        GLR threshold ``β(t, δ)`` (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+        GLR threshold ``β(t, δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
     color : str
         Colour in figures.
     """

@@ -11,7 +11,8 @@ import numpy as np
 from numba import njit
 
 from .. import _validate as V
-from ..kernels import (GLR_THRESHOLDS, NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
+from ..stopping import GLR_THRESHOLDS
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..oracle import solve_oracle
@@ -52,7 +53,7 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     empirical means and ``B`` the empirical best arm:
 
     * stop if the GLR test ``min_{j≠B} Z_{Bj}(t) >= β(t, δ)`` passes
-      (:func:`~bai_lib.kernels.glr_passes`, threshold :func:`~bai_lib.kernels.glr_beta` with code
+      (:func:`~bai_lib.kernels.glr_passes`, threshold :func:`~bai_lib.stopping.glr_beta` with code
       ``rule``) and recommend ``B``;
     * otherwise take the optimal weights ``w*(μ̂)`` (:func:`bai_lib.oracle.solve_oracle`,
       warm-started from the previous root while the empirical best arm is unchanged; uniform
@@ -72,7 +73,7 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     (a buffer of :data:`bai_lib.kernels.NORMAL_BUFFER` standard normals).
 
     The sampling rule does not depend on ``δ``, so one trajectory serves every level of
-    ``deltas`` (decreasing), as in :func:`bai_lib.algorithms.top_two.ttts_levels_run`: each
+    ``deltas`` (decreasing), as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`: each
     level records the first time its test passed, with the empirical best arm then, which is
     exactly the run at that ``δ`` alone.
 
@@ -180,7 +181,7 @@ class TrackAndStop(Algorithm):
     threshold : {"chernoff", "gk2016"}
         GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
         ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments
-        (:data:`bai_lib.kernels.GLR_THRESHOLDS`).
+        (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
     """
 
     tracking: str = "D"

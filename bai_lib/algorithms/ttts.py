@@ -1,0 +1,337 @@
+"""Top-Two Thompson Sampling (Russo, 2016) with a GLR stopping rule, for any ``β``.
+
+The leader is the argmax of a posterior draw; with probability ``1 - β`` a challenger is sampled
+instead, and the run stops with the Gaussian GLR test of :func:`bai_lib.kernels.glr_passes` at the
+threshold :func:`bai_lib.stopping.glr_beta` (the paper's appendix: Chernoff's rule). The
+deterministic top-two rules, TTUCB and EB-TC, are in :mod:`bai_lib.algorithms.top_two`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+import numpy as np
+from numba import njit
+
+from .. import _validate as V
+from .._rng import next_u64, std_normal, uniform
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
+                       first_round, glr_check, glr_refresh, level_records, observe,
+                       record_glr_levels, record_rest, refill)
+from ..priors import GaussianPrior
+from ..stopping import GLR_THRESHOLDS, glr_beta
+from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
+
+__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "TTTS_MAX_RESAMPLE"]
+
+#: Number of posterior re-draws TTTS tries for a challenger (``k > 2``).
+TTTS_MAX_RESAMPLE = 100
+
+_NEG_INF = -np.inf
+
+
+# ---------------------------------------------------------------------------
+# Top-Two Thompson Sampling
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _posterior_draw_argmax(state, pmean, psd):
+    best = 0
+    best_val = _NEG_INF
+    for i in range(pmean.size):
+        v = pmean[i] + psd[i] * std_normal(state)
+        if v > best_val:
+            best_val = v
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _posterior_draw_argmax_except(state, pmean, psd, leader):
+    best = -1
+    best_val = _NEG_INF
+    for i in range(pmean.size):
+        if i != leader:
+            v = pmean[i] + psd[i] * std_normal(state)
+            if best < 0 or v > best_val:
+                best_val = v
+                best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def ttts_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, prior_mean: np.ndarray,
+             prior_std: np.ndarray, delta: float, rule: int, beta: float, max_samples: int,
+             released_challenger: bool, cancel: np.ndarray) -> tuple[int, int, bool, int]:
+    """One run of Top-Two Thompson Sampling (Russo, 2016): :func:`ttts_levels_run` at one ``δ``.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+    """
+    out_tau, out_rec, out_code = level_records(1)
+    return ttts_levels_run(state, mu, sigma, prior_mean, prior_std, np.array([delta]), rule, beta,
+                           max_samples, released_challenger, out_tau, out_rec, out_code, cancel)
+
+
+@njit(cache=True, nogil=True)
+def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
+                    prior_mean: np.ndarray, prior_std: np.ndarray, deltas: np.ndarray, rule: int,
+                    beta: float, max_samples: int, released_challenger: bool,
+                    out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
+                    cancel: np.ndarray) -> tuple[int, int, bool, int]:
+    """One run of Top-Two Thompson Sampling (Russo, 2016) with leader probability ``beta``,
+    scored at every confidence level of ``deltas``.
+
+    Sampling rule (Section 6 of the paper; Russo 2016).  The posterior of arm
+    ``i`` under the prior ``N(m_i, xi_i^2)`` and known noise ``sigma_i`` is
+    Gaussian with precision ``1/xi_i^2 + N_i/sigma_i^2`` and mean
+    ``(m_i/xi_i^2 + S_i/sigma_i^2) / precision``.  Each arm is sampled once
+    first.  Then at every step ``theta`` is drawn from the posterior, the
+    leader is ``argmax theta``; with probability ``beta`` the leader is sampled,
+    otherwise a challenger: ``theta`` is re-drawn until its argmax differs
+    from the leader.  With ``beta = 1/2`` the coin is one bit of a 64-bit
+    draw; otherwise it is ``uniform < beta``.
+
+    * ``k = 2`` and ``beta = 1/2``: the challenger is the other arm, so the
+      sampled arm is ``leader XOR coin`` with an independent fair coin;
+      whatever the law of the leader, this arm is uniform on ``{0, 1}`` and
+      independent of the past.  The kernel therefore samples a uniformly
+      random arm, which is the same algorithm in distribution without
+      drawing ``theta``.  For other ``beta`` the leader is drawn.
+    * ``k > 2`` with ``released_challenger``: the challenger is the argmax,
+      over the arms other than the leader, of one fresh posterior draw (the
+      rule of the authors' released code, which masks the leader out of the
+      new draw).  It differs in law from re-drawing until the argmax
+      changes: it never needs more than one draw, but it favours arms that
+      are merely second in the posterior over arms likely to beat the leader.
+    * ``k > 2`` otherwise (Russo's rule): at most :data:`TTTS_MAX_RESAMPLE`
+      re-draws are tried; if
+      none gives a different argmax (the leader's posterior probability of
+      being best is then above ``1 - 1/100`` or so) the challenger is the arm
+      most likely to beat the leader under the posterior,
+      ``argmin_{j != B} (m_B - m_j) / sqrt(s_B^2 + s_j^2)`` (posterior means
+      ``m``, standard deviations ``s``).  Plain re-drawing would need on the
+      order of ``t / delta`` draws per step near the stopping time.
+
+    Stopping rule (paper, Appendix "Experimental details"): Chernoff's GLR
+    rule with threshold ``β(t, δ) = log(C t^α / δ)`` with
+    ``C = 1`` and ``α = 1`` (``rule = 0``; see :func:`~bai_lib.stopping.glr_beta` for the
+    others): stop at the first ``t`` (total number of
+    samples, ``t >= k``) with
+    ``max_a min_{b != a} Z_ab(t) >= β(t, δ)`` (:func:`~bai_lib.kernels.glr_passes`), where for
+    Gaussians
+    ``Z_ab = (mu_hat_a - mu_hat_b)^2 / (2 (sigma_a^2/N_a + sigma_b^2/N_b))``
+    if ``mu_hat_a > mu_hat_b`` and 0 otherwise; the maximum over ``a`` is
+    attained at the empirical best arm, which is recommended.
+    ``β(t, δ)`` is increasing in ``t``, so the kernel compares with
+    ``β(t_0, δ)`` for the last refresh time ``t_0 <= t`` and computes
+    the exact threshold only when that lower bound is reached.
+
+    The posterior is the exact conjugate one above; the authors' released
+    code weights prior and data with swapped variances (correct only when
+    ``sigma_i = xi_i``), which is not reproduced.
+
+    The sampling rule does not depend on ``δ``, so one trajectory serves every level: the run
+    goes on until the test passes at the smallest ``δ`` (or ``max_samples``), and records at
+    each level the first time its test passed, with the empirical best arm then
+    (:func:`bai_lib.kernels.record_level`). Each level's record is exactly the run at that
+    ``δ`` alone.
+
+    Parameters
+    ----------
+    state, mu, sigma, max_samples
+        As for :func:`~bai_lib.algorithms.elimination.elimination_run`.
+    deltas : float64[m]
+        Confidence levels, decreasing.
+    out_tau, out_rec, out_code : int64[m]
+        Filled with each level's stopping time, recommendation and stop code
+        (:data:`~bai_lib.kernels.STOP_GLR`, or :data:`~bai_lib.kernels.STOP_CENSORED` /
+        :data:`~bai_lib.kernels.STOP_INTERRUPTED` for levels not
+        reached).
+    prior_mean, prior_std : float64[k]
+        Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
+    rule : int
+        GLR threshold code (:data:`~bai_lib.stopping.GLR_THRESHOLDS`).
+    beta : float
+        Probability of sampling the leader, in ``(0, 1)``.
+    released_challenger : bool
+        Challenger rule for ``k > 2`` (see above).
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+        Of the last level.
+    """
+    k = mu.size
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    sig2 = sigma * sigma
+    p = 0  # the next level to reach
+    m = deltas.size
+    prior_prec = 1.0 / (prior_std * prior_std)
+    prior_num = prior_mean * prior_prec
+    pmean = np.empty(k)
+    psd = np.empty(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    pos = first_round(state, mu, sigma, sig2, buf, S, N, mh, v)
+    for i in range(k):
+        prec = prior_prec[i] + 1.0 / sig2[i]
+        pmean[i] = (prior_num[i] + S[i] / sig2[i]) / prec
+        psd[i] = 1.0 / math.sqrt(prec)
+    inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
+    t = np.int64(k)
+    t_next = t
+    thr_lo = 0.0
+    bits = np.uint64(0)
+    nbits = 0
+    one = np.uint64(1)
+    fair = beta == 0.5
+    while True:
+        if t >= t_next:
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        if k == 2:
+            # glr_check written out: with two arms and a fair coin a step costs a few
+            # nanoseconds, and the call would cost more than the rest of the step.
+            best = 0 if mh[0] >= mh[1] else 1
+            d = mh[0] - mh[1]
+            stop = (d * d >= 2.0 * thr_lo * (v[0] + v[1])
+                    and d * d >= 2.0 * glr_beta(t, deltas[p], rule) * (v[0] + v[1]))
+        else:
+            best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
+        if stop:
+            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, STOP_GLR
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
+            return t, np.int64(best), True, STOP_CENSORED
+        if fair:
+            if nbits == 0:
+                bits = next_u64(state)
+                nbits = 64
+            coin = (bits & one) != 0
+            bits >>= one
+            nbits -= 1
+        else:
+            coin = uniform(state) < beta
+        if k == 2 and fair:
+            arm = 1 if coin else 0
+        elif k == 2:
+            leader = _posterior_draw_argmax(state, pmean, psd)
+            arm = leader if coin else 1 - leader
+        else:
+            leader = _posterior_draw_argmax(state, pmean, psd)
+            if coin:
+                arm = leader
+            elif released_challenger:
+                arm = _posterior_draw_argmax_except(state, pmean, psd, leader)
+            else:
+                arm = leader
+                for _ in range(TTTS_MAX_RESAMPLE):
+                    c = _posterior_draw_argmax(state, pmean, psd)
+                    if c != leader:
+                        arm = c
+                        break
+                if arm == leader:
+                    best_score = np.inf
+                    for j in range(k):
+                        if j != leader:
+                            score = (pmean[leader] - pmean[j]) / math.sqrt(
+                                psd[leader] * psd[leader] + psd[j] * psd[j]
+                            )
+                            if score < best_score:
+                                best_score = score
+                                arm = j
+        if pos == buf.size:
+            if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
+                return t, np.int64(-1), True, STOP_INTERRUPTED
+            pos = 0
+        x = mu[arm] + sigma[arm] * buf[pos]
+        pos += 1
+        observe(arm, x, S, N, mh, v, inv_next, sig2)
+        if k > 2 or not fair:
+            prec = prior_prec[arm] + N[arm] / sig2[arm]
+            pmean[arm] = (prior_num[arm] + S[arm] / sig2[arm]) / prec
+            psd[arm] = 1.0 / math.sqrt(prec)
+        t += 1
+
+
+@dataclass(frozen=True)
+class TTTS(Algorithm):
+    """Top-Two Thompson Sampling (Russo, 2016) with Chernoff's stopping rule.
+
+    Parameters
+    ----------
+    challenger : {"resample", "released"}
+        For ``k > 2``: re-draw the posterior until its argmax differs from the leader (Russo's
+        rule, default; see :func:`~bai_lib.algorithms.ttts.ttts_run` for the fallback), or take
+        the argmax over the other arms of one fresh draw (the released code). Equal in law for
+        ``k = 2``. With many arms the released rule almost always picks the runner-up, so arms
+        far below it are starved and the GLR test, which needs every arm, waits for them: on ten
+        arms with means evenly spaced from 1 to 0 (``δ = 0.01``) no run stopped within ``10^6``
+        samples, against about ``10^4`` with ``"resample"``.
+    beta : float
+        Probability of sampling the leader, in ``(0, 1)``; 1/2 in the paper.
+    threshold : {"chernoff", "gk2016"}
+        GLR threshold ``β(t, δ)``: ``log(t/δ)`` as in the paper's appendix (default) or
+        ``log((log t + 1)/δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
+    """
+
+    challenger: str = "resample"
+    beta: float = 0.5
+    threshold: str = "chernoff"
+
+    name: ClassVar[str] = "ttts"
+    short_label: ClassVar[str] = "TTTS"
+    color: ClassVar[str] = "#d1495b"
+    needs_prior: ClassVar[bool] = True
+
+    def __post_init__(self):
+        V.choice(self.challenger, ("resample", "released"), "challenger")
+        object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
+        V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
+
+    def default_max_samples(self, k: int) -> int:
+        """``10**7`` for ``k > 2``, else ``10**9``: with more than two arms every step draws the
+        posterior (Russo's challenger up to :data:`~bai_lib.algorithms.ttts.TTTS_MAX_RESAMPLE`
+        times), about ``10^5`` to ``10^6`` samples a second, so a run censored at ``10**9`` would
+        take 16 to 70 minutes; at ``10**7`` it takes seconds to a minute and a half."""
+        return 10**7 if k > 2 else 10**9
+
+    def _constants(self, prior):
+        """Prior means and scales of the posterior, challenger rule, threshold code, ``β``."""
+        return (np.ascontiguousarray(prior.means, dtype=np.float64),
+                np.ascontiguousarray(prior.stds, dtype=np.float64),
+                self.challenger == "released", GLR_THRESHOLDS[self.threshold], self.beta)
+
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
+             max_samples: int) -> BoundAlgorithm:
+        pm, ps, released, rule, beta = self._constants(prior)
+        sig = noise_stds
+
+        def run(state, mu, max_samples=max_samples, cancel=None):
+            return ttts_run(state, mu, sig, pm, ps, delta, rule, beta, max_samples, released,
+                            cancel_flag(cancel))
+
+        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
+
+    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
+        pm, ps, released, rule, beta = self._constants(prior)
+        sig = noise_stds
+        levels = np.array(deltas, dtype=np.float64)
+
+        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
+            return ttts_levels_run(state, mu, sig, pm, ps, levels, rule, beta, max_samples,
+                                   released, out_tau, out_rec, out_code, cancel_flag(cancel))
+
+        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))

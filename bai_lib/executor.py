@@ -1,0 +1,237 @@
+"""How :func:`~bai_lib.simulate` executes its runs: threads, progress, Ctrl-C and memory.
+
+Orchestration layer, below :mod:`bai_lib.simulation` and the sweep. The stopping times are
+heavy-tailed, so runs are handed out dynamically to ``n_threads`` Python threads that call the
+compiled kernels (``nogil=True``, so the threads run in parallel), in decreasing order of a rough
+cost estimate, ``chunk_size`` runs at a time: long runs start first and short runs fill the gaps
+at the end. The calling thread only waits, so Ctrl-C reaches it at once; it raises the
+cancellation flag every kernel polls (:func:`bai_lib.kernels.cancel_flag`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = ["memory_needed", "check_memory", "available_memory", "progress_enabled",
+           "CostProgress", "COMPILE_NOTICE_AFTER", "warm_up", "run_workers", "execute",
+           "default_threads"]
+
+#: Bytes of per-run storage in :func:`~bai_lib.simulate`, besides ``8 k`` for the means:
+#: generator state (32), the best arm (8) and the schedule (8 + 8).
+_BYTES_PER_RUN = 32 + 8 + 16
+#: ... per run and confidence level: the work arrays (4 x 8, and 3 x 8 for one trajectory scored
+#: at several levels) and the result's arrays (8 + 8 + 1 + 1 + 8, and the stop reason names, 4
+#: bytes a character, 12 characters).
+_BYTES_PER_RUN_LEVEL = 32 + 24 + 26 + 48
+#: ... and per run and arm: the means and the scheduling temporaries of ``cost_keys``.
+_BYTES_PER_RUN_ARM = 8 * 4
+
+
+def available_memory() -> Optional[int]:
+    """Bytes of memory available to this process (Linux ``MemAvailable``), or ``None``."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_needed(n_runs: int, k: int, n_deltas: int = 1) -> int:
+    """Bytes :func:`~bai_lib.simulate` (or :func:`~bai_lib.simulate_deltas` with ``n_deltas``
+    levels) allocates for ``n_runs`` runs on ``k`` arms (an upper estimate)."""
+    return int(n_runs) * (_BYTES_PER_RUN + _BYTES_PER_RUN_ARM * int(k)
+                          + _BYTES_PER_RUN_LEVEL * int(n_deltas))
+
+
+def check_memory(n_runs: int, k: int, n_deltas: int = 1) -> None:
+    """Refuse (``ValueError``) a call whose :func:`memory_needed` exceeds 80% of the available
+    memory."""
+    need = memory_needed(n_runs, k, n_deltas)
+    avail = available_memory()
+    if avail is not None and need > 0.8 * avail:
+        raise ValueError(
+            f"n_runs = {n_runs:,} needs about {need / 2**30:,.1f} GiB for the per-run arrays "
+            f"(k = {k}), more than 80% of the {avail / 2**30:,.1f} GiB available; "
+            "use fewer runs per call (several calls with different seeds)")
+
+
+def progress_enabled(progress: Optional[bool]) -> bool:
+    """The progress bar's default: ``BAI_LIB_PROGRESS`` (``"0"``/``"1"``) when set, else on when
+    stderr is a terminal or the caller is an interactive Jupyter kernel."""
+    if progress is None:
+        env = os.environ.get("BAI_LIB_PROGRESS")
+        if env is not None:
+            return env != "0"
+        try:
+            if sys.stderr.isatty():
+                return True
+        except (AttributeError, ValueError):
+            return False
+        return "ipykernel" in sys.modules
+    if isinstance(progress, (bool, np.bool_)):
+        return bool(progress)
+    raise ValueError(f"progress must be None, True or False, got {progress!r}")
+
+
+class CostProgress:
+    """A tqdm bar over runs whose time-left estimate is weighted by each run's expected cost.
+
+    Runs are scheduled longest first, so a count-based ETA starts far too pessimistic. Here the
+    time left is ``elapsed * (cost left) / (cost done)`` with the scheduling keys of the
+    algorithm (proportional to a run's expected number of samples) capped at ``max_samples``.
+    """
+
+    def __init__(self, desc: str, keys: np.ndarray, max_samples: int) -> None:
+        from tqdm import tqdm
+
+        cost = np.where(np.isfinite(keys), keys, np.inf)
+        self.cost = np.minimum(np.maximum(cost, 0.0), float(max_samples)) + 1.0
+        self.total = float(self.cost.sum())
+        self.done = 0.0
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=len(keys), desc=desc, unit="run", file=sys.stderr, leave=False,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} runs "
+                                   "[{elapsed}{postfix}]")
+
+    def update(self, runs: np.ndarray) -> None:
+        self.done += float(self.cost[runs].sum())
+        left = (time.perf_counter() - self.t0) * max(self.total - self.done, 0.0) / self.done
+        self.bar.set_postfix_str(f"about {self.bar.format_interval(left)} left", refresh=False)
+        self.bar.update(len(runs))
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+#: Seconds of compiling before :func:`warm_up` prints its notice.
+COMPILE_NOTICE_AFTER = 1.0
+
+
+def warm_up(call: Callable[[], object], label: str, show: bool) -> None:
+    """Call the kernel once on a trivial instance, so that it is compiled before runs are timed.
+
+    With progress output on (``show``), a compilation still going after
+    :data:`COMPILE_NOTICE_AFTER` seconds is announced on stderr, once per call, so that a first
+    call does not sit silent for the 10 s a kernel can take to compile.
+    """
+    if not show:
+        call()
+        return
+    from numba.core import event
+
+    class Compiles(event.Listener):  # numba:compile events; a load from numba's cache fires none
+        started = 0
+
+        def on_start(self, ev):
+            self.started += 1
+
+        def on_end(self, ev):
+            pass
+
+    watch = Compiles()
+    finished = threading.Event()
+
+    def notice():
+        if not finished.wait(COMPILE_NOTICE_AFTER) and watch.started:
+            print(f"compiling the {label} simulator (first call in this process only) ...",
+                  file=sys.stderr, flush=True)
+
+    with event.install_listener("numba:compile", watch):
+        thread = threading.Thread(target=notice, daemon=True)
+        thread.start()
+        try:
+            call()
+        finally:
+            finished.set()
+            thread.join()
+
+
+def run_workers(worker: Callable[[], None], n_workers: int, cancel: np.ndarray,
+                bar: Optional[CostProgress]) -> None:
+    """Run ``worker`` on ``n_workers`` threads while the calling thread stays free for Ctrl-C.
+
+    The calling thread only waits, so a KeyboardInterrupt reaches it at once (also with one
+    worker, which then runs on its own thread); it raises ``cancel``, which every kernel polls
+    at each refill of its normal buffer, waits for the threads to return, and re-raises. An
+    exception in a worker cancels the others and is re-raised here.
+    """
+    pool = ThreadPoolExecutor(max_workers=n_workers)
+    futures = [pool.submit(worker) for _ in range(n_workers)]
+    try:
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
+            for f in done:
+                f.result()  # re-raises the exception of a failed worker
+    except KeyboardInterrupt:
+        cancel[0] = 1
+        t0 = time.perf_counter()
+        pool.shutdown(wait=True, cancel_futures=True)
+        waited = time.perf_counter() - t0
+        raise KeyboardInterrupt(
+            f"simulate interrupted; the threads stopped {waited:.2f} s later and no result "
+            "was returned") from None
+    except BaseException:
+        cancel[0] = 1
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+
+
+
+def execute(task: Callable[[int, np.ndarray], None], keys: np.ndarray, n_runs: int,
+            secs: np.ndarray, n_threads: int, chunk_size: int, show_progress: bool, desc: str,
+            max_samples: int) -> None:
+    """Run ``task(r, cancel)`` for every run on ``n_threads`` threads, longest (largest key)
+    first, timing each run into ``secs[r]``; Ctrl-C stops it (see :func:`run_workers`)."""
+    order = np.argsort(-keys, kind="stable")
+    lock = threading.Lock()
+    cursor = [0]
+    cancel = np.zeros(1, dtype=np.uint8)  # raised on Ctrl-C or a failed worker; kernels poll it
+    bar = CostProgress(desc, keys, max_samples) if show_progress else None
+
+    def worker():
+        try:
+            while not cancel[0]:
+                with lock:
+                    start = cursor[0]
+                    if start >= n_runs:
+                        return
+                    stop = min(start + chunk_size, n_runs)
+                    cursor[0] = stop
+                for j in range(start, stop):
+                    r = order[j]
+                    t0 = time.perf_counter()
+                    task(r, cancel)
+                    secs[r] = time.perf_counter() - t0
+                if bar is not None:
+                    with lock:
+                        bar.update(order[start:stop])
+        except BaseException:
+            cancel[0] = 1
+            raise
+
+    run_workers(worker, min(n_threads, n_runs), cancel, bar)
+
+
+
+def default_threads() -> int:
+    """Worker threads when the caller does not say: ``numba.get_num_threads()``."""
+    import numba
+
+    return int(numba.get_num_threads())
