@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .algorithms import ALGORITHMS, Algorithm
+from .plan import RunPlan
 from .priors import GaussianPrior
 
 __all__ = ["Cell", "ConfigError"]
@@ -74,7 +75,6 @@ class Cell:
         if ALGORITHMS.get(name) is not type(self.algorithm):
             raise ConfigError(f"algorithm: {self.algorithm!r} is not a registered specification")
         p = self.prior
-        standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
         return {
             "algorithm": name,
             "options": _jsonable(_spec_options(self.algorithm), f"algorithm {name}"),
@@ -82,13 +82,26 @@ class Cell:
             "k": p.k,
             "prior_means": [float(x) for x in p.means],
             "prior_stds": [float(x) for x in p.stds],
-            "prior_label": f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})",
+            "prior_label": self.prior_label,
             "noise_stds": [float(x) for x in self.noise_stds],
             "delta": float(self.delta),
             "seed": int(self.seed),
             "runs": int(self.runs),
             "max_samples": None if self.max_samples is None else int(self.max_samples),
         }
+
+    @property
+    def prior_label(self) -> str:
+        """``N(0, 1)^k`` for the standard prior, else ``custom (k = ...)``."""
+        p = self.prior
+        standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
+        return f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})"
+
+    def plan(self, first: int, stop: int) -> RunPlan:
+        """Runs ``first, ..., stop - 1`` of this cell, checked (:class:`~bai_lib.plan.RunPlan`)."""
+        return RunPlan.build(self.algorithm, self.prior, np.asarray(self.noise_stds),
+                             [self.delta], stop - first, self.seed, first_run=first,
+                             max_samples=self.max_samples)
 
     @property
     def id(self) -> str:

@@ -226,9 +226,9 @@ class SimulationResult:
             ``tau``, ``recommendation``, ``censored``, ``stop_reason`` and the run's ``means``.
         """
         r = self._run_index(run)
-        bound = self.algorithm.bind(self.prior, self.noise_stds, self.delta, self.max_samples)
+        bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
-        tau, rec, cens, code = bound.run(state, self.means[r])
+        tau, rec, cens, code = bound.run_one(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
                 "stop_reason": _k.STOP_REASON_NAMES[code], "means": self.means[r].copy()}
 

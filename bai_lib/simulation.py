@@ -37,51 +37,13 @@ from numpy.typing import ArrayLike
 from . import _rng
 from . import _validate as V
 from . import kernels as _k
-from .algorithms import Algorithm, resolve
+from .algorithms import Algorithm
 from .executor import check_memory, default_threads, execute, progress_enabled, warm_up
-from .priors import GaussianPrior, check_prior
+from .plan import RunPlan
+from .priors import GaussianPrior
 from .result import SimulationResult
 
-__all__ = ["simulate", "simulate_deltas", "CensoringWarning", "MAX_SAMPLES_LIMIT"]
-
-
-# ---------------------------------------------------------------------------
-# Validation helpers
-# ---------------------------------------------------------------------------
-
-
-def _fixed_means(means, n_runs):
-    try:
-        raw = np.asarray(means)
-    except (TypeError, ValueError):
-        raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
-    if raw.dtype.kind not in "iuf":  # no strings, bools, None or objects
-        raise ValueError(f"means must be an array of real numbers, got {means!r}")
-    m = np.array(raw, dtype=np.float64)  # a copy: the caller's array is never modified
-    if m.ndim == 1:
-        m = np.broadcast_to(m, (n_runs, m.size))
-    if m.ndim != 2 or m.shape[0] != n_runs:
-        raise ValueError(f"means must have shape (k,) or (n_runs, k) = ({n_runs}, k), "
-                         f"got {np.shape(means)}")
-    if not np.all(np.isfinite(m)):
-        raise ValueError("means must be finite")
-    _check_scale(m, "means", zero_ok=True)
-    return np.ascontiguousarray(m)
-
-
-def _check_scale(values, name, zero_ok=False):
-    """Refuse magnitudes outside :data:`bai_lib._validate.SCALE_RANGE` (0 allowed for means)."""
-    lo, hi = V.SCALE_RANGE
-    a = np.abs(np.asarray(values, dtype=float))
-    bad = (a > hi) | ((a < lo) & ~((a == 0) & zero_ok))
-    if np.any(bad):
-        raise ValueError(f"{name} must have magnitudes in the supported range [{lo:g}, {hi:g}]"
-                         f"{' (or 0)' if zero_ok else ''}, got {a[bad].ravel()[0]:g}")
-
-
-#: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
-#: ``k`` samples before they compare with the cap.
-MAX_SAMPLES_LIMIT = 2**62
+__all__ = ["simulate", "simulate_deltas", "run_plan", "CensoringWarning"]
 
 
 class CensoringWarning(UserWarning):
@@ -186,8 +148,9 @@ def simulate(
             f"specification, e.g. simulate(Elimination(delta0_factor=1), ...) or "
             f"simulate(TTUCB(threshold='printed'), ...)"
         )
-    (res,) = _simulate(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
-                       means, first_run, max_samples, n_threads, chunk_size, progress)
+    plan = RunPlan.build(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
+                         means=means, first_run=first_run, max_samples=max_samples)
+    (res,) = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
     return res
 
 
@@ -213,7 +176,7 @@ def simulate_deltas(
     stopping times, recommendations and stop reasons. For an algorithm whose sampling rule does
     not depend on ``δ`` (TTTS, TTUCB, EB-TC, Track-and-Stop, a
     :class:`~bai_lib.algorithms.SamplingRule`:
-    :meth:`~bai_lib.algorithms.Algorithm.bind_levels`)
+    ``one_trajectory`` of :class:`~bai_lib.algorithms.Algorithm`)
     each run follows **one trajectory** until its stopping test passes at the smallest ``δ``,
     and records along the way the first time the test passes at each larger ``δ``: a whole
     curve over ``δ`` costs about one run at the smallest ``δ``. Other algorithms (Algorithm 1,
@@ -230,49 +193,19 @@ def simulate_deltas(
     dict
         ``{δ: SimulationResult}`` in the order of ``deltas``.
     """
-    if isinstance(deltas, (str, bytes)) or not hasattr(deltas, "__len__"):
-        raise ValueError(f"deltas must be a sequence of confidence levels, got {deltas!r}")
-    levels = [V.confidence_level(d, f"deltas[{i}]") for i, d in enumerate(deltas)]
-    if not levels:
-        raise ValueError("deltas must hold at least one confidence level")
-    if len(set(levels)) != len(levels):
-        raise ValueError(f"deltas must be distinct, got {list(deltas)!r}")
-    results = _simulate(algorithm, prior, noise_stds, levels, n_runs, seed, means, first_run,
-                        max_samples, n_threads, chunk_size, progress)
-    return {d: r for d, r in zip(levels, results)}
+    plan = RunPlan.build(algorithm, prior, noise_stds, deltas, n_runs, seed, means=means,
+                         first_run=first_run, max_samples=max_samples)
+    results = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
+    return dict(zip(plan.deltas, results))
 
 
-def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_run, max_samples,
-              n_threads, chunk_size, progress) -> list:
-    """The work of :func:`simulate` and :func:`simulate_deltas`: one result per ``δ``."""
-    spec = resolve(algorithm)
-    n_runs = V.integer(n_runs, "n_runs", 1)
-    check_prior(prior, allow_none=True)
-    if means is None:
-        if prior is None:
-            raise ValueError("prior is None: give a GaussianPrior, or fixed means=...")
-        k = prior.k
-    else:
-        means = _fixed_means(means, n_runs)
-        k = means.shape[1]
-        if prior is not None and prior.k != k:
-            raise ValueError(f"means have k = {k} arms but the prior has {prior.k}")
-        if prior is None and spec.uses_prior():
-            raise ValueError(f"prior is None but {spec.label} uses the prior; give a GaussianPrior")
-    if k < 2:
-        raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
-
-    sig = V.noise_stds(noise_stds, k)
-    sig = np.ascontiguousarray(sig)
-
-    if prior is not None:
-        _check_scale(prior.means, "prior: means", zero_ok=True)
-        _check_scale(prior.stds, "prior: stds")
-    seed = V.integer(seed, "seed", 0, _rng.SEED_MAX)
-    first_run = V.integer(first_run, "first_run", 0, _rng.RUN_MAX + 1 - n_runs)
-    if max_samples is None:
-        max_samples = spec.default_max_samples(k)
-    max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
+def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Optional[int] = None,
+             progress: Optional[bool] = None) -> list[SimulationResult]:
+    """Execute ``plan`` (:class:`~bai_lib.plan.RunPlan`): one result per level of
+    ``plan.deltas``, in that order. ``n_threads``, ``chunk_size`` and ``progress`` as in
+    :func:`~bai_lib.simulate`; they change nothing but the wall-clock times."""
+    spec, prior, sig, deltas = plan.algorithm, plan.prior, plan.noise_stds, plan.deltas
+    n_runs, k, max_samples = plan.n_runs, plan.k, plan.max_samples
     check_memory(n_runs, k, len(deltas))
     if n_threads is None:
         n_threads = default_threads()
@@ -281,11 +214,8 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
     chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
     show_progress = progress_enabled(progress)
 
-    means_given = means is not None
-    runs = range(first_run, first_run + n_runs)
-    if not means_given:
-        means = _rng.prior_means(prior.means, prior.stds, seed, n_runs, first_run=first_run)
-    states = _rng.seed_states(seed, runs, _rng.STREAM_ALGO)
+    means = plan.instance_means()
+    states = _rng.seed_states(plan.seed, plan.runs, _rng.STREAM_ALGO)
     m = len(deltas)
     order_desc = sorted(range(m), key=lambda j: -deltas[j])  # levels by decreasing delta
     taus = np.empty((m, n_runs), dtype=np.int64)
@@ -295,43 +225,31 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
     delta0s = [None] * m
     desc = f"simulate {spec.name}"
 
-    levels = None if m == 1 else spec.bind_levels(prior, sig, [deltas[j] for j in order_desc],
-                                                   max_samples)
-    if levels is not None:
-        # One trajectory per run, scored at every level: rows in decreasing delta.
-        t_rows = np.empty((n_runs, m), dtype=np.int64)
-        r_rows = np.empty((n_runs, m), dtype=np.int64)
-        c_rows = np.empty((n_runs, m), dtype=np.int64)
-        run = levels.run
-        warm_up(lambda: run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), t_rows[0].copy(),
-                             r_rows[0].copy(), c_rows[0].copy()),  # compile or load before timing
-                 spec.label, show_progress)
+    # One binding for all levels where one trajectory serves them (rows in decreasing delta),
+    # else one binding per level, each from fresh copies of the states (kernels advance them).
+    groups = [order_desc] if m == 1 or spec.one_trajectory else [[j] for j in order_desc]
+    for group in groups:
+        bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples)
+        run, n_lev = bound.run, len(group)
+        t_rows = np.empty((n_runs, n_lev), dtype=np.int64)
+        r_rows = np.empty((n_runs, n_lev), dtype=np.int64)
+        c_rows = np.empty((n_runs, n_lev), dtype=np.int64)
+        warm_up(lambda: run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k),
+                            t_rows[0].copy(), r_rows[0].copy(), c_rows[0].copy(),
+                            max_samples=k),  # compile or load before timing
+                spec.label, show_progress)
+        st = states.copy() if len(groups) > 1 else states
 
-        def task(r, cancel):
-            run(states[r], means[r], t_rows[r], r_rows[r], c_rows[r], cancel)
+        def task(r, cancel, run=run, st=st, t_rows=t_rows, r_rows=r_rows, c_rows=c_rows):
+            run(st[r], means[r], t_rows[r], r_rows[r], c_rows[r], cancel)
 
-        execute(task, levels.cost_keys(means), n_runs, secs[0], n_threads, chunk_size,
-                 show_progress, desc, max_samples)
-        for pos, j in enumerate(order_desc):
-            taus[j], recs[j], codes[j], secs[j] = t_rows[:, pos], r_rows[:, pos], c_rows[:, pos], \
-                secs[0]
-    else:
-        for j in order_desc:
-            bound = spec.bind(prior, sig, deltas[j], max_samples)
-            delta0s[j] = bound.delta0
-            kernel = bound.run
-            warm_up(lambda: kernel(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k), max_samples=k),
-                     spec.label, show_progress)
-            tj, rj, cj = taus[j], recs[j], codes[j]
-            # kernels advance the states in place: each level starts from fresh copies
-            st = states.copy() if m > 1 else states
-
-            def task(r, cancel, kernel=kernel, tj=tj, rj=rj, cj=cj, st=st):
-                tj[r], rj[r], _, cj[r] = kernel(st[r], means[r], cancel=cancel)
-
-            execute(task, bound.cost_keys(means), n_runs, secs[j], n_threads, chunk_size,
-                     show_progress, desc if m == 1 else f"{desc}, delta = {deltas[j]:g}",
-                     max_samples)
+        first = group[0]
+        execute(task, bound.cost_keys(means), n_runs, secs[first], n_threads, chunk_size,
+                show_progress, desc if len(groups) == 1 else f"{desc}, delta = {deltas[first]:g}",
+                max_samples)
+        for pos, j in enumerate(group):
+            taus[j], recs[j], codes[j] = t_rows[:, pos], r_rows[:, pos], c_rows[:, pos]
+            secs[j], delta0s[j] = secs[first], bound.delta0s[pos]
 
     means.setflags(write=False)
     sig.setflags(write=False)
@@ -349,7 +267,7 @@ def _simulate(algorithm, prior, noise_stds, deltas, n_runs, seed, means, first_r
                 CensoringWarning, stacklevel=3)
         out.append(SimulationResult.from_runs(
             algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=delta0s[j],
-            seed=seed, max_samples=max_samples, means=means, means_given=means_given,
-            first_run=first_run, stopping_times=taus[j].copy(), recommendations=recs[j].copy(),
+            seed=plan.seed, max_samples=max_samples, means=means, means_given=plan.means_given,
+            first_run=plan.first_run, stopping_times=taus[j].copy(), recommendations=recs[j].copy(),
             stop_reasons=names[codes[j]], seconds=secs[j].copy()))
     return out

@@ -27,6 +27,7 @@ over arrays.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -35,8 +36,8 @@ from numpy.typing import ArrayLike
 from . import _validate as V
 
 __all__ = ["GLR_THRESHOLDS", "glr_beta", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg",
-           "ttucb_two_cg", "ttucb_threshold", "threshold", "predicted_stopping_time",
-           "gap_for_stopping_time"]
+           "ttucb_two_cg", "ttucb_threshold", "glr_threshold", "ttucb_glr_threshold",
+           "threshold", "predicted_stopping_time", "gap_for_stopping_time"]
 
 #: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
 #: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
@@ -134,13 +135,51 @@ def ttucb_two_cg(k: int, delta: float, cg: str = "approx") -> float:
     return 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), cg)
 
 
-def threshold(algorithm: str, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
+def _times(t) -> np.ndarray:
+    t = V.reals(t, "t")
+    if np.any(t < 2):
+        raise ValueError(f"t must be >= 2, got {t.tolist()}")
+    return t
+
+
+def glr_threshold(t: ArrayLike, delta: float, *,
+                  threshold: str = "chernoff") -> float | np.ndarray:
+    """``2 β(t, δ)`` (:func:`glr_beta`, rule ``threshold`` of :data:`GLR_THRESHOLDS`): the level
+    of the squared normalised gap at which TTTS, Track-and-Stop and a
+    :class:`~bai_lib.algorithms.SamplingRule` stop on two arms."""
+    rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
+    delta = V.open_unit(delta, "delta")
+    out = 2.0 * _glr_beta_array(_times(t), delta, rule)
+    return float(out) if out.ndim == 0 else out
+
+
+def ttucb_glr_threshold(t: ArrayLike, delta: float, k: int = 2, *, cg: str = "approx",
+                        rule: str = "released", log_term: str = "released") -> float | np.ndarray:
+    """``s c(t, δ)`` (:func:`ttucb_threshold`, ``s`` of :data:`TTUCB_THRESHOLDS`, the shift of
+    :data:`TTUCB_LOG_TERMS`): the level of the squared normalised gap at which TTUCB and EB-TC
+    stop on two arms."""
+    delta = V.open_unit(delta, "delta")
+    k = V.integer(k, "k", 2)
+    V.choice(rule, TTUCB_THRESHOLDS, "rule")
+    V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
+    out = TTUCB_THRESHOLDS[rule] * _ttucb_threshold_array(_times(t), ttucb_two_cg(k, delta, cg),
+                                                          TTUCB_LOG_TERMS[log_term])
+    return float(out) if out.ndim == 0 else out
+
+
+def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
               rule: str = "released", log_term: str = "released") -> float | np.ndarray:
     """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
 
     Parameters
     ----------
-    algorithm : {"ttts", "ttucb"}
+    algorithm : {"ttts", "ttucb"} or specification
+        The paper's two rules by name (TTTS: :func:`glr_threshold`; TTUCB:
+        :func:`ttucb_glr_threshold` with ``cg``, ``rule`` and ``log_term``), or a GLR
+        specification (:class:`~bai_lib.algorithms.TTTS`, :class:`~bai_lib.algorithms.TTUCB`,
+        :class:`~bai_lib.algorithms.EBTC`, :class:`~bai_lib.algorithms.TrackAndStop`, a
+        :class:`~bai_lib.algorithms.SamplingRule`), whose own options then decide
+        (its ``stopping_threshold`` method; ``cg``, ``rule`` and ``log_term`` are not used).
     t : float or array
         Total number of samples, ``t >= 2``.
     delta : float
@@ -154,23 +193,14 @@ def threshold(algorithm: str, t: ArrayLike, delta: float, k: int = 2, cg: str = 
     log_term : {"released", "printed"}
         TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
     """
-    V.choice(algorithm, ("ttts", "ttucb"), "algorithm")
-    delta = V.open_unit(delta, "delta")
-    k = V.integer(k, "k", 2)
-    V.choice(rule, TTUCB_THRESHOLDS, "rule")
-    V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
-    t = V.reals(t, "t")
-    if np.any(t < 2):
-        raise ValueError(f"t must be >= 2, got {t.tolist()}")
-    if algorithm == "ttts":
-        out = 2.0 * _glr_beta_array(t, delta, GLR_THRESHOLDS["chernoff"])
-    else:
-        out = TTUCB_THRESHOLDS[rule] * _ttucb_threshold_array(t, ttucb_two_cg(k, delta, cg),
-                                                              TTUCB_LOG_TERMS[log_term])
-    return float(out) if out.ndim == 0 else out
+    if callable(getattr(algorithm, "stopping_threshold", None)):
+        return algorithm.stopping_threshold(t, delta, k)
+    if V.choice(algorithm, ("ttts", "ttucb"), "algorithm") == "ttts":
+        return glr_threshold(t, delta)
+    return ttucb_glr_threshold(t, delta, k, cg=cg, rule=rule, log_term=log_term)
 
 
-def predicted_stopping_time(algorithm: str, gap: ArrayLike, delta: float,
+def predicted_stopping_time(algorithm: Any, gap: ArrayLike, delta: float,
                             noise_stds: ArrayLike = 1.0, cg: str = "approx",
                             rule: str = "released") -> float | np.ndarray:
     """Fixed point of :math:`t = 4\\sigma^2\\beta(t)/g^2` for two equally sampled arms.
@@ -194,7 +224,7 @@ def predicted_stopping_time(algorithm: str, gap: ArrayLike, delta: float,
     return float(t) if t.ndim == 0 else t
 
 
-def gap_for_stopping_time(algorithm: str, t: ArrayLike, delta: float,
+def gap_for_stopping_time(algorithm: Any, t: ArrayLike, delta: float,
                           noise_stds: ArrayLike = 1.0, cg: str = "approx",
                           rule: str = "released") -> float | np.ndarray:
     """Inverse of :func:`predicted_stopping_time`: the gap whose run is predicted to take ``t`` samples."""

@@ -46,7 +46,7 @@ from .cell import Cell, ConfigError
 from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
-__all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "run_sweep",
+__all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "run_sweep",
            "summary_table", "DEFAULT_SHARD_RUNS"]
 
 #: Runs per shard when a configuration does not say.
@@ -254,26 +254,28 @@ def _cell(description_json: str) -> Cell:
 
 
 def run_shard(description: dict, first: int, stop: int, n_threads: Optional[int] = None) -> dict:
-    """Simulate runs ``first, ..., stop - 1`` of the cell described by ``description`` and
-    return the store's columns (the task a Dask worker runs)."""
+    """:func:`shard_columns` of the cell described by ``description`` (the task a Dask worker
+    runs: the cell travels as its JSON description)."""
+    return shard_columns(_cell(json.dumps(description, sort_keys=True)), first, stop, n_threads)
+
+
+def shard_columns(cell: Cell, first: int, stop: int, n_threads: Optional[int] = None) -> dict:
+    """Simulate runs ``first, ..., stop - 1`` of ``cell`` and return the store's columns."""
     import warnings
 
-    from .simulation import CensoringWarning, simulate
+    from .simulation import CensoringWarning, run_plan
 
-    cell = _cell(json.dumps(description, sort_keys=True))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CensoringWarning)  # censoring is a column of the store
-        res = simulate(cell.algorithm, cell.prior, np.asarray(cell.noise_stds), cell.delta,
-                       stop - first, cell.seed, first_run=first, max_samples=cell.max_samples,
-                       n_threads=n_threads, progress=False)
+        (res,) = run_plan(cell.plan(first, stop), n_threads=n_threads, progress=False)
     shard_seconds = time.perf_counter() - t0
     frame = res.to_frame()
     n = stop - first
     cols = {c: frame[c].to_numpy() for c in frame.columns}
     cols.update(
         config=[cell.id] * n, seed=np.full(n, cell.seed, dtype=np.uint64),
-        algorithm=[cell.algorithm.label] * n, prior=[description["prior_label"]] * n,
+        algorithm=[cell.algorithm.label] * n, prior=[cell.prior_label] * n,
         k=np.full(n, cell.prior.k, dtype=np.int64), delta=np.full(n, cell.delta),
         delta0=np.full(n, np.nan if res.delta0 is None else res.delta0),
         max_samples=np.full(n, res.max_samples, dtype=np.int64),
@@ -332,7 +334,7 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
     try:
         if executor == "local":
             for cell, first, stop in todo:
-                cols = run_shard(cell.description(), first, stop, n_threads)
+                cols = shard_columns(cell, first, stop, n_threads)
                 store.write_shard(cell.id, cols, first, stop)
                 if bar is not None:
                     bar.update(stop - first)

@@ -32,7 +32,7 @@ import bai_lib.algorithms
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
     "stats", "quadrature", "priors", "bounds", "opt2", "oracle", "stopping", "confidence",
-    "executor", "result", "simulation",
+    "executor", "result", "plan", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
     "published",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",

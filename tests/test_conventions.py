@@ -144,7 +144,7 @@ def ref_ttucb_printed(state, mu, sigma, delta):
 
 def kernel_runs(spec, mu, sigma, delta, seed, n_runs, prior=None):
     prior = prior or GaussianPrior(np.zeros(mu.size), np.ones(mu.size))
-    run = resolve(spec).bind(prior, np.asarray(sigma, float), delta, 10**9).run
+    run = resolve(spec).bind(prior, np.asarray(sigma, float), [delta], 10**9).run_one
     return [run(_rng.seed_state(seed, r, 1), mu) for r in range(n_runs)]
 
 

@@ -77,15 +77,15 @@ def test_every_kernel_returns_when_the_flag_is_raised(name):
     spec = resolve(name)
     if name in ("elimination", "noelim"):
         spec = type(spec)(delta0=1e-7)
-    bound = spec.bind(GaussianPrior.standard(k), np.ones(k), 0.1, 10**10)
+    bound = spec.bind(GaussianPrior.standard(k), np.ones(k), [0.1], 10**10)
     mu = np.array([1e-4, 0.0, -1e-4])
     flag = cancel_flag()
     out = {}
 
     def target():
-        out["result"] = bound.run(np.array([1, 2, 3, 4], dtype=np.uint64), mu, cancel=flag)
+        out["result"] = bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64), mu, cancel=flag)
 
-    bound.run(np.array([1, 2, 3, 4], dtype=np.uint64), mu, max_samples=100)  # compile
+    bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64), mu, max_samples=100)  # compile
     thread = threading.Thread(target=target)
     thread.start()
     time.sleep(0.3)

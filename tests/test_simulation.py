@@ -552,3 +552,44 @@ def test_from_runs_derives_best_arm_correctness_and_censoring():
     assert list(res.runs) == [5, 6, 7]
     for a in (res.stopping_times, res.correct, res.censored, res.means, res.noise_stds):
         assert not a.flags.writeable
+
+
+def test_one_binding_serves_one_level_or_many():
+    """A one-trajectory specification binds several levels at once, the others one at a time,
+    and a binding at one level runs like the same level taken from a binding at several."""
+    H, sig = GaussianPrior.standard(3), np.ones(3)
+    with pytest.raises(ValueError, match="one confidence level at a time"):
+        Elimination().bind(H, sig, [0.1, 0.01], 10**6)
+    assert TTUCB.one_trajectory and not Elimination.one_trajectory
+    mu = np.array([0.3, 0.0, -0.2])
+    many = TTUCB().bind(H, sig, [0.1, 0.01], 10**7)
+    tau, rec, code = (np.empty(2, np.int64) for _ in range(3))
+    many.run(_rng.seed_state(4, 0, 1), mu, tau, rec, code)
+    for j, d in enumerate([0.1, 0.01]):
+        one = TTUCB().bind(H, sig, [d], 10**7).run_one(_rng.seed_state(4, 0, 1), mu)
+        assert one == (tau[j], rec[j], False, code[j])
+    # the warm-up's override of the censoring level
+    assert TTUCB().bind(H, sig, [0.01], 10**7).run_one(_rng.seed_state(4, 0, 1), np.zeros(3),
+                                                        max_samples=3)[2]
+
+
+def test_a_run_plan_is_checked_once_and_runs_like_simulate():
+    from bai_lib.plan import RunPlan
+    from bai_lib.simulation import run_plan
+    H = GaussianPrior.standard(3)
+    plan = RunPlan.build("ttucb", H, 1.0, [0.1, 0.01], 20, 7, first_run=5)
+    assert (plan.k, plan.n_runs, plan.deltas) == (3, 20, (0.1, 0.01))
+    assert list(plan.runs) == list(range(5, 25))
+    assert plan.max_samples == TTUCB().default_max_samples(3) and not plan.means_given
+    assert np.array_equal(plan.instance_means(), H.sample_means(7, 25)[5:])
+    a, b = run_plan(plan, n_threads=1)
+    ref = simulate("ttucb", H, 1.0, 0.01, 20, 7, first_run=5, n_threads=2)
+    assert np.array_equal(b.stopping_times, ref.stopping_times)
+    assert np.array_equal(b.recommendations, ref.recommendations)
+    for bad, match in [(dict(deltas=[0.1, 0.1]), "distinct"), (dict(n_runs=0), "n_runs"),
+                       (dict(prior=None), "prior is None"), (dict(max_samples=2), "max_samples"),
+                       (dict(deltas="0.1"), "deltas")]:
+        args = dict(algorithm="ttucb", prior=H, noise_stds=1.0, deltas=[0.1], n_runs=3, seed=1)
+        args.update(bad)
+        with pytest.raises(ValueError, match=match):
+            RunPlan.build(**args)

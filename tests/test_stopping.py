@@ -78,3 +78,27 @@ def test_threshold_evaluates_the_compiled_scalar_thresholds():
     assert np.array_equal(threshold("ttucb", t, 0.05, k=3),
                           [2 * ttucb_threshold(x, two_cg, 1.0) for x in t])
     assert threshold("ttts", 100.0, 0.05) == pytest.approx(2 * math.log(100 / 0.05), rel=1e-15)
+
+
+def test_a_specification_brings_its_own_threshold_conventions():
+    """threshold() of a GLR specification follows its options, not the name's defaults."""
+    from bai_lib import EBTC, TTTS, TrackAndStop
+    from bai_lib.stopping import glr_threshold, ttucb_glr_threshold
+    t = np.array([2.0, 50.0, 1e4])
+    assert np.array_equal(threshold(TTTS(), t, 0.05), threshold("ttts", t, 0.05))
+    assert np.array_equal(threshold(TTUCB(), t, 0.05, k=4), threshold("ttucb", t, 0.05, k=4))
+    printed = TTUCB(threshold="printed", log_term="printed", cg="exact")
+    assert np.array_equal(threshold(printed, t, 0.05, k=3),
+                          threshold("ttucb", t, 0.05, k=3, cg="exact", rule="printed",
+                                    log_term="printed"))
+    gk = 2 * np.log((np.log(t) + 1) / 0.05)
+    assert np.allclose(threshold(TrackAndStop(threshold="gk2016"), t, 0.05), gk, rtol=1e-14)
+    assert np.allclose(threshold(TTTS(threshold="gk2016"), t, 0.05), gk, rtol=1e-14)
+    assert np.array_equal(threshold(EBTC(), t, 0.05, k=3),
+                          ttucb_glr_threshold(t, 0.05, 3, rule="released", log_term="printed"))
+    assert threshold(TTTS(), 10.0, 0.1) == glr_threshold(10.0, 0.1)
+    # the predicted stopping time sees the options too
+    assert (predicted_stopping_time(printed, 0.1, 0.05)
+            < predicted_stopping_time(TTUCB(), 0.1, 0.05))
+    with pytest.raises(ValueError, match="algorithm"):
+        threshold("lucb", t, 0.05)

@@ -49,7 +49,7 @@ A sampling rule of your own, written as one ``@njit`` function, runs through
 
 from __future__ import annotations
 
-from .base import Algorithm, BoundAlgorithm, BoundLevels
+from .base import Algorithm, Bound
 from .elimination import Elimination, NoElim
 from .top_two import EBTC, TTUCB
 from .ttts import TTTS
@@ -57,7 +57,7 @@ from .lucb import LUCB
 from .plugin import SamplingRule
 from .track_and_stop import TrackAndStop
 
-__all__ = ["Algorithm", "BoundAlgorithm", "BoundLevels", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
+__all__ = ["Algorithm", "Bound", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
            "TrackAndStop", "LUCB",
            "SamplingRule", "ALGORITHMS", "register", "resolve"]
 

@@ -2,10 +2,10 @@
 
 A specification is a small frozen dataclass whose fields are the algorithm's options. It checks
 them once (``__post_init__``), computes its constants once for a given prior, noise levels and
-``δ`` (:meth:`~bai_lib.algorithms.Algorithm.bind`) and returns a :class:`BoundAlgorithm`: a
-function that runs one
-run on one instance with its compiled kernel. :func:`bai_lib.simulate` does everything else
-(drawing or fixing the instances, seeding, threads, censoring, progress).
+confidence levels (:meth:`~bai_lib.algorithms.Algorithm.bind`) and returns a :class:`Bound`: a
+function that runs one run on one instance with its compiled kernel and records it at each
+level. :func:`bai_lib.simulate` does everything else (drawing or fixing the instances, seeding,
+threads, censoring, progress).
 """
 
 from __future__ import annotations
@@ -17,51 +17,64 @@ from typing import Callable, ClassVar, Optional
 
 import numpy as np
 
+from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
 
-__all__ = ["Algorithm", "BoundAlgorithm", "BoundLevels", "gap_cost"]
+__all__ = ["Algorithm", "Bound", "one_level", "gap_cost"]
 
 
 @dataclass(frozen=True)
-class BoundAlgorithm:
-    """A specification bound to a prior, noise levels and ``δ``: what :func:`~bai_lib.simulate`
-    runs.
+class Bound:
+    """A specification bound to a prior, noise levels and its confidence levels: what
+    :func:`~bai_lib.simulate` runs.
 
     Attributes
     ----------
     run : callable
-        ``run(state, mu, max_samples=...) -> (tau, recommendation, censored, stop_reason)``, with
-        ``state`` a generator state (:mod:`bai_lib._rng`) advanced in place and ``mu`` the arm
-        means of one instance.
-    delta0 : float or None
-        Indifference level in force (elimination algorithms only).
+        ``run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=...)``: one run on
+        the instance ``mu`` from the generator state ``state`` (:mod:`bai_lib._rng`, advanced in
+        place), recorded at every level given to :meth:`Algorithm.bind` (in that order,
+        decreasing ``δ``): its stopping time, recommendation and stop code
+        (:data:`bai_lib.kernels.STOP_REASON_NAMES`) in the ``int64`` arrays. ``cancel`` is the
+        flag of :func:`bai_lib.kernels.cancel_flag`; ``max_samples`` overrides the censoring
+        level of the binding (a warm-up call uses ``k``).
+    delta0s : tuple
+        The indifference level ``Δ0`` in force at each level (``None`` for algorithms without
+        an indifference stop).
     cost_keys : callable
         ``cost_keys(means) -> ndarray``: a rough relative cost per run, used only to hand out the
         long runs first.
     """
 
     run: Callable
-    delta0: Optional[float]
+    delta0s: tuple
     cost_keys: Callable
 
+    def run_one(self, state: np.ndarray, mu: np.ndarray, cancel: Optional[np.ndarray] = None,
+                max_samples: Optional[int] = None) -> tuple[int, int, bool, int]:
+        """One run of a binding at a single level: ``(tau, recommendation, censored, stop
+        code)``."""
+        if len(self.delta0s) != 1:
+            raise ValueError(f"run_one needs a binding at one level, this one has "
+                             f"{len(self.delta0s)}")
+        tau, rec, code = level_records(1)
+        extra = {} if max_samples is None else {"max_samples": max_samples}
+        self.run(state, mu, tau, rec, code, cancel, **extra)
+        return (int(tau[0]), int(rec[0]), bool(code[0] in (STOP_CENSORED, STOP_INTERRUPTED)),
+                int(code[0]))
 
-@dataclass(frozen=True)
-class BoundLevels:
-    """A specification bound to a prior, noise levels and several ``δ`` at once
-    (:meth:`~bai_lib.algorithms.Algorithm.bind_levels`).
 
-    Attributes
-    ----------
-    run : callable
-        ``run(state, mu, out_tau, out_rec, out_code, cancel=None)``: one trajectory, scored at
-        every level (decreasing ``δ``); fills the ``int64`` arrays with each level's stopping
-        time, recommendation and stop code (:data:`bai_lib.kernels.STOP_REASON_NAMES`).
-    cost_keys : callable
-        As for :class:`BoundAlgorithm`.
-    """
+def one_level(call: Callable, delta0: Optional[float], cost_keys: Callable,
+              max_samples: int) -> Bound:
+    """The :class:`Bound` of a kernel that runs at one ``δ``: ``call(state, mu, max_samples,
+    cancel) -> (tau, recommendation, censored, stop code)``."""
+    default = max_samples
 
-    run: Callable
-    cost_keys: Callable
+    def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+        tau, rec, _, code = call(state, mu, max_samples, cancel_flag(cancel))
+        out_tau[0], out_rec[0], out_code[0] = tau, rec, code
+
+    return Bound(run, (delta0,), cost_keys)
 
 
 def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
@@ -98,6 +111,10 @@ class Algorithm:
     needs_prior : bool
         Whether :meth:`bind` uses the prior (a posterior, ``L(H)``); algorithms that do not can
         run on fixed instances without one.
+    one_trajectory : bool
+        Whether the sampling rule does not depend on ``δ`` (only the stopping rule does), so
+        that :meth:`bind` takes several levels and one trajectory serves them all
+        (:func:`bai_lib.simulate_deltas`).
 
     What the layers above ask a specification, instead of testing its class: :meth:`uses_prior`,
     :meth:`resolve_delta0`, :meth:`with_delta0_factor`, :meth:`max_stopping_time`,
@@ -110,21 +127,23 @@ class Algorithm:
     color: ClassVar[str] = "#555555"
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
+    one_trajectory: ClassVar[bool] = False
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:  # pragma: no cover - abstract
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:  # pragma: no cover - abstract
         """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior` or ``None``),
-        ``noise_stds`` (float64[k]), ``delta`` and ``max_samples``; return the runnable."""
+        ``noise_stds`` (float64[k]), the confidence levels ``deltas`` (decreasing) and
+        ``max_samples``; return the runnable. Several levels only where
+        ``one_trajectory`` holds: one trajectory is then scored at every level, each
+        level's record being exactly a run at that ``δ`` alone."""
         raise NotImplementedError
 
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> Optional[BoundLevels]:
-        """For an algorithm whose sampling rule does not depend on ``δ`` (only its stopping
-        rule does): the runner that follows one trajectory and scores it at every level of
-        ``deltas`` (decreasing), each level's record being exactly a run at that ``δ`` alone.
-        ``None`` (the default) for the others; :func:`bai_lib.simulate_deltas` then runs each
-        ``δ`` separately."""
-        return None
+    def _single_level(self, deltas: Sequence[float]) -> float:
+        """The one ``δ`` of ``deltas`` for a specification that binds one level at a time."""
+        if len(deltas) != 1:
+            raise ValueError(f"{self.label} binds one confidence level at a time (its sampling "
+                             f"rule depends on δ), got {len(deltas)}")
+        return float(deltas[0])
 
     def default_max_samples(self, k: int) -> int:
         """The censoring level :func:`bai_lib.simulate` uses when ``max_samples`` is not given:

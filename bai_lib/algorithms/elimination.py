@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Optional
-
-import dataclasses
 
 import numpy as np
 from numba import njit
@@ -16,10 +16,10 @@ from .._rng import uniform
 from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
-                       STOP_SINGLE_ARM, argmax, cancel_flag, refill)
+                       STOP_SINGLE_ARM, argmax, refill)
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from .base import Algorithm, BoundAlgorithm, gap_cost
+from .base import Algorithm, Bound, gap_cost, one_level
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run"]
@@ -331,20 +331,20 @@ class Elimination(Algorithm):
     def can_trace(self) -> bool:
         return self.recommend == "uniform"
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
+        delta = self._single_level(deltas)
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
         best = self.recommend == "empirical_best"
         sig = noise_stds
-
         log_const = conf_log_const(delta, sig.size)
 
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best, False,
-                                   cancel_flag(cancel))
+        def call(state, mu, max_samples, cancel):
+            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
+                                   False, cancel)
 
-        return BoundAlgorithm(run, d0, lambda means: gap_cost(means, sig, d0, pull_all))
+        return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
 
 
 @dataclass(frozen=True)
@@ -403,8 +403,9 @@ class TwoArmElimination(Elimination):
     def can_trace(self) -> bool:
         return False  # its runs draw one normal per round, not the rewards trace_elimination replays
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
+        delta = self._single_level(deltas)
         sig = np.asarray(noise_stds, dtype=float)
         if sig.size != 2 or sig[0] != sig[1]:
             raise ValueError(f"noise_stds: the two-arm walk needs two arms with a common noise "
@@ -413,8 +414,7 @@ class TwoArmElimination(Elimination):
         sigma = float(sig[0])
         log_const = conf_log_const(delta, 2)
 
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return two_arm_elimination_run(state, mu, sigma, log_const, d0, max_samples,
-                                           cancel_flag(cancel))
+        def call(state, mu, max_samples, cancel):
+            return two_arm_elimination_run(state, mu, sigma, log_const, d0, max_samples, cancel)
 
-        return BoundAlgorithm(run, d0, lambda means: gap_cost(means, sig, d0, False))
+        return one_level(call, d0, lambda means: gap_cost(means, sig, d0, False), max_samples)

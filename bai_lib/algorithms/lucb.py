@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import ClassVar, Optional
 
 import numpy as np
@@ -11,9 +12,9 @@ from numba import njit
 
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
-                       cancel_flag, refill)
+                       refill)
 from ..priors import GaussianPrior
-from .base import Algorithm, BoundAlgorithm, gap_cost
+from .base import Algorithm, Bound, gap_cost, one_level
 
 __all__ = ["LUCB", "lucb_run"]
 
@@ -92,12 +93,12 @@ class LUCB(Algorithm):
     #: ``k₁`` of LUCB1's exploration rate.
     K1: ClassVar[float] = 1.25
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        log_const = self.K1 * noise_stds.size / delta
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
+        log_const = self.K1 * noise_stds.size / self._single_level(deltas)
         sig = noise_stds
 
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return lucb_run(state, mu, sig, log_const, max_samples, cancel_flag(cancel))
+        def call(state, mu, max_samples, cancel):
+            return lucb_run(state, mu, sig, log_const, max_samples, cancel)
 
-        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
+        return one_level(call, None, lambda means: gap_cost(means, sig), max_samples)

@@ -35,15 +35,16 @@ from typing import Callable, ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import std_normal, uniform
-from ..stopping import GLR_THRESHOLDS
+from ..stopping import GLR_THRESHOLDS, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..priors import GaussianPrior
-from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
+from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["SamplingRule", "plugin_run", "plugin_levels_run", "uniform", "std_normal"]
 
@@ -134,6 +135,7 @@ class SamplingRule(Algorithm):
     color: str = "#555555"
 
     name: ClassVar[str] = "custom"
+    one_trajectory: ClassVar[bool] = True
 
     def __post_init__(self):
         if not (hasattr(self.select, "py_func") and hasattr(self.select, "compile")):
@@ -146,27 +148,21 @@ class SamplingRule(Algorithm):
     def label(self) -> str:
         return self.label_text
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        rule = GLR_THRESHOLDS[self.threshold]
-        select = self.select
-        sig = noise_stds
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
+        """The level of the squared normalised gap at which this specification stops on two
+        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
+        return glr_threshold(t, delta, threshold=self.threshold)
 
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return plugin_run(state, mu, sig, select, delta, rule, max_samples,
-                              cancel_flag(cancel))
-
-        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
-
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
+        default = max_samples
 
-        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
-            return plugin_levels_run(state, mu, sig, select, levels, rule, max_samples, out_tau,
-                                     out_rec, out_code, cancel_flag(cancel))
+        def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+            plugin_levels_run(state, mu, sig, select, levels, rule, max_samples, out_tau,
+                              out_rec, out_code, cancel_flag(cancel))
 
-        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
+        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))

@@ -15,15 +15,17 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, argmax,
                        cancel_flag, glr_passes, level_records, observe, record_level,
                        record_rest, refill)
-from ..stopping import TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_threshold, ttucb_two_cg
+from ..stopping import (TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_glr_threshold, ttucb_threshold,
+                        ttucb_two_cg)
 from ..priors import GaussianPrior
-from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
+from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF"]
@@ -269,25 +271,16 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
 
 
 def _ttucb_bound(noise_stds, two_cgs, c_scale, log_shift, coef, shift, beta, released, var,
-                 max_samples, levels):
-    """The TTUCB kernel bound to its constants: one ``δ`` (``two_cgs`` of length 1) or, with
-    ``levels``, every level of ``two_cgs``."""
+                 max_samples) -> Bound:
+    """The TTUCB kernel bound to its constants, scored at every level of ``two_cgs``."""
     sig = noise_stds
-    keys = lambda means: gap_cost(means, sig)  # noqa: E731
-    if levels:
-        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
-            return ttucb_levels_run(state, mu, sig, var, two_cgs, c_scale, log_shift, coef, shift,
-                                    beta, released, max_samples, out_tau, out_rec, out_code,
-                                    cancel_flag(cancel))
+    default = max_samples
 
-        return BoundLevels(run_levels, keys)
-    two_cg = float(two_cgs[0])
+    def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+        ttucb_levels_run(state, mu, sig, var, two_cgs, c_scale, log_shift, coef, shift, beta,
+                         released, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
-    def run(state, mu, max_samples=max_samples, cancel=None):
-        return ttucb_run(state, mu, sig, var, two_cg, c_scale, log_shift, coef, shift, beta,
-                         released, max_samples, cancel_flag(cancel))
-
-    return BoundAlgorithm(run, None, keys)
+    return Bound(run, (None,) * two_cgs.size, lambda means: gap_cost(means, sig))
 
 
 def _two_cgs(k, deltas, cg):
@@ -331,6 +324,7 @@ class TTUCB(Algorithm):
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
     color: ClassVar[str] = "#edae49"
+    one_trajectory: ClassVar[bool] = True
 
     def __post_init__(self):
         V.choice(self.threshold, TTUCB_THRESHOLDS, "threshold")
@@ -347,22 +341,22 @@ class TTUCB(Algorithm):
         opts.update(overrides)
         return cls(**opts)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        return self._bound(noise_stds, [delta], max_samples, False)
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
+        """The level of the squared normalised gap at which this specification stops on two
+        arms, ``s c(t, δ)`` with its own conventions
+        (:func:`bai_lib.stopping.ttucb_glr_threshold`)."""
+        return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule=self.threshold,
+                                   log_term=self.log_term)
 
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
-        return self._bound(noise_stds, deltas, max_samples, True)
-
-    def _bound(self, noise_stds, deltas, max_samples, levels):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
         released = self.sampling == "released"
         var = np.ascontiguousarray(noise_stds**2 if self.noise_aware else np.ones_like(noise_stds))
         return _ttucb_bound(
             noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS[self.threshold], TTUCB_LOG_TERMS[self.log_term],
             TTUCB_RELEASED_UCB_COEF if released else TTUCB_UCB_COEF, 1.0 if released else 0.0,
-            self.beta, released, var, max_samples, levels)
+            self.beta, released, var, max_samples)
 
 
 @dataclass(frozen=True)
@@ -390,22 +384,21 @@ class EBTC(Algorithm):
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
     color: ClassVar[str] = "#66a182"
+    one_trajectory: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.cg, ("approx", "exact"), "cg")
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        return self._bound(noise_stds, [delta], max_samples, False)
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
+        """The level of the squared normalised gap at which EB-TC stops on two arms,
+        ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.ttucb_glr_threshold`)."""
+        return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule="released", log_term="printed")
 
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
-        return self._bound(noise_stds, deltas, max_samples, True)
-
-    def _bound(self, noise_stds, deltas, max_samples, levels):
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(
             noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS["released"], TTUCB_LOG_TERMS["printed"], 0.0, 0.0,
-            self.beta, False, var, max_samples, levels)
+            self.beta, False, var, max_samples)

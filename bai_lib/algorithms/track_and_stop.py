@@ -9,15 +9,16 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from .. import _validate as V
-from ..stopping import GLR_THRESHOLDS
+from ..stopping import GLR_THRESHOLDS, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..oracle import solve_oracle
 from ..priors import GaussianPrior
-from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
+from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run", "UPDATE_SCHEDULES"]
 
@@ -191,36 +192,30 @@ class TrackAndStop(Algorithm):
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
     color: ClassVar[str] = "#2e4057"
+    one_trajectory: ClassVar[bool] = True
 
     def __post_init__(self):
         V.choice(self.tracking, ("D", "C"), "tracking")
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         V.choice(self.update, UPDATE_SCHEDULES, "update")
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        rule = GLR_THRESHOLDS[self.threshold]
-        c_tracking = self.tracking == "C"
-        lazy_shift = UPDATE_SCHEDULES[self.update]
-        sig = noise_stds
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
+        """The level of the squared normalised gap at which this specification stops on two
+        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
+        return glr_threshold(t, delta, threshold=self.threshold)
 
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return track_and_stop_run(state, mu, sig, delta, rule, c_tracking, lazy_shift,
-                                      max_samples, cancel_flag(cancel))
-
-        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
-
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
+        default = max_samples
 
-        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
-            return track_and_stop_levels_run(state, mu, sig, levels, rule, c_tracking,
-                                             lazy_shift, max_samples, out_tau, out_rec,
-                                             out_code, cancel_flag(cancel))
+        def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+            track_and_stop_levels_run(state, mu, sig, levels, rule, c_tracking, lazy_shift,
+                                      max_samples, out_tau, out_rec, out_code,
+                                      cancel_flag(cancel))
 
-        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
+        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))

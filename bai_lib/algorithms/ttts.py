@@ -15,6 +15,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import next_u64, std_normal, uniform
@@ -22,8 +23,8 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..priors import GaussianPrior
-from ..stopping import GLR_THRESHOLDS, glr_beta
-from .base import Algorithm, BoundAlgorithm, BoundLevels, gap_cost
+from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
+from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["TTTS", "ttts_run", "ttts_levels_run", "TTTS_MAX_RESAMPLE"]
 
@@ -31,11 +32,6 @@ __all__ = ["TTTS", "ttts_run", "ttts_levels_run", "TTTS_MAX_RESAMPLE"]
 TTTS_MAX_RESAMPLE = 100
 
 _NEG_INF = -np.inf
-
-
-# ---------------------------------------------------------------------------
-# Top-Two Thompson Sampling
-# ---------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -294,6 +290,7 @@ class TTTS(Algorithm):
     short_label: ClassVar[str] = "TTTS"
     color: ClassVar[str] = "#d1495b"
     needs_prior: ClassVar[bool] = True
+    one_trajectory: ClassVar[bool] = True
 
     def __post_init__(self):
         V.choice(self.challenger, ("resample", "released"), "challenger")
@@ -307,31 +304,26 @@ class TTTS(Algorithm):
         take 16 to 70 minutes; at ``10**7`` it takes seconds to a minute and a half."""
         return 10**7 if k > 2 else 10**9
 
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
+        """The level of the squared normalised gap at which this specification stops on two
+        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
+        return glr_threshold(t, delta, threshold=self.threshold)
+
     def _constants(self, prior):
         """Prior means and scales of the posterior, challenger rule, threshold code, ``β``."""
         return (np.ascontiguousarray(prior.means, dtype=np.float64),
                 np.ascontiguousarray(prior.stds, dtype=np.float64),
                 self.challenger == "released", GLR_THRESHOLDS[self.threshold], self.beta)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray, delta: float,
-             max_samples: int) -> BoundAlgorithm:
-        pm, ps, released, rule, beta = self._constants(prior)
-        sig = noise_stds
-
-        def run(state, mu, max_samples=max_samples, cancel=None):
-            return ttts_run(state, mu, sig, pm, ps, delta, rule, beta, max_samples, released,
-                            cancel_flag(cancel))
-
-        return BoundAlgorithm(run, None, lambda means: gap_cost(means, sig))
-
-    def bind_levels(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-                    deltas: Sequence[float], max_samples: int) -> BoundLevels:
+    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int) -> Bound:
         pm, ps, released, rule, beta = self._constants(prior)
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
+        default = max_samples
 
-        def run_levels(state, mu, out_tau, out_rec, out_code, cancel=None):
-            return ttts_levels_run(state, mu, sig, pm, ps, levels, rule, beta, max_samples,
-                                   released, out_tau, out_rec, out_code, cancel_flag(cancel))
+        def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+            ttts_levels_run(state, mu, sig, pm, ps, levels, rule, beta, max_samples, released,
+                            out_tau, out_rec, out_code, cancel_flag(cancel))
 
-        return BoundLevels(run_levels, lambda means: gap_cost(means, sig))
+        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))
