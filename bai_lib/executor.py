@@ -14,7 +14,6 @@ import os
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Callable, Optional
 
 import numpy as np
@@ -56,12 +55,18 @@ def memory_needed(n_runs: int, k: int, n_deltas: int = 1) -> int:
                           + _BYTES_PER_RUN_LEVEL * int(n_deltas))
 
 
-def check_memory(n_runs: int, k: int, n_deltas: int = 1) -> None:
-    """Refuse (``ValueError``) a call whose :func:`memory_needed` exceeds 80% of the available
-    memory."""
-    need = memory_needed(n_runs, k, n_deltas)
+def check_memory(n_runs: int, k: int, n_deltas: int = 1, working: int = 0) -> None:
+    """Refuse (``ValueError``) a call whose :func:`memory_needed` plus ``working`` bytes (the
+    kernels' own tables, one run per worker thread) exceeds 80% of the available memory."""
+    per_run = memory_needed(n_runs, k, n_deltas)
+    need = per_run + working
     avail = available_memory()
     if avail is not None and need > 0.8 * avail:
+        if working > per_run:
+            raise ValueError(
+                f"k = {k:,} arms need about {working / 2**30:,.1f} GiB of working memory for "
+                f"the running simulations, more than 80% of the {avail / 2**30:,.1f} GiB "
+                "available; use fewer threads (n_threads) or fewer arms")
         raise ValueError(
             f"n_runs = {n_runs:,} needs about {need / 2**30:,.1f} GiB for the per-run arrays "
             f"(k = {k}), more than 80% of the {avail / 2**30:,.1f} GiB available; "
@@ -166,32 +171,64 @@ def run_workers(worker: Callable[[], None], n_workers: int, cancel: np.ndarray,
     The calling thread only waits, so a KeyboardInterrupt reaches it at once (also with one
     worker, which then runs on its own thread); it raises ``cancel``, which every kernel polls
     at each refill of its normal buffer, waits for the threads to return, and re-raises. An
-    exception in a worker cancels the others and is re-raised here.
+    exception in a worker cancels the others and is re-raised here once they have stopped.
+
+    A second Ctrl-C while waiting gives up on the threads (code that never returns, such as a
+    sampling rule stuck in a loop, cannot be stopped from outside): they are daemon threads,
+    so they do not keep the interpreter from exiting, and the KeyboardInterrupt says so.
     """
-    pool = ThreadPoolExecutor(max_workers=n_workers)
-    futures = [pool.submit(worker) for _ in range(n_workers)]
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+    running = [n_workers]
+    all_done = threading.Event()  # waited on, never joined: an interrupted join can leave a
+                                  # thread's state wrong (is_alive() False while it runs)
+
+    def guarded():
+        try:
+            worker()
+        except BaseException as err:  # noqa: BLE001 - handed to the calling thread
+            failures.append(err)
+            cancel[0] = 1
+        finally:
+            with lock:
+                running[0] -= 1
+                if running[0] == 0:
+                    all_done.set()
+
+    def wait_all():
+        while not all_done.wait(timeout=0.1):
+            pass
+
+    started = 0
     try:
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
-            for f in done:
-                f.result()  # re-raises the exception of a failed worker
-    except KeyboardInterrupt:
-        cancel[0] = 1
-        t0 = time.perf_counter()
-        pool.shutdown(wait=True, cancel_futures=True)
-        waited = time.perf_counter() - t0
-        raise KeyboardInterrupt(
-            f"simulate interrupted; the threads stopped {waited:.2f} s later and no result "
-            "was returned") from None
-    except BaseException:
-        cancel[0] = 1
-        raise
+        try:
+            for i in range(n_workers):
+                threading.Thread(target=guarded, daemon=True, name=f"bai-lib-worker-{i}").start()
+                started += 1
+            wait_all()  # after a failure the others stop at their next poll of cancel
+        except KeyboardInterrupt:
+            cancel[0] = 1
+            with lock:  # workers never started count as done
+                running[0] -= n_workers - started
+                if running[0] <= 0:
+                    all_done.set()
+            t0 = time.perf_counter()
+            try:
+                wait_all()
+            except KeyboardInterrupt:
+                raise KeyboardInterrupt(
+                    f"simulate interrupted twice: {running[0]} worker thread(s) had not "
+                    f"stopped {time.perf_counter() - t0:.1f} s after the first Ctrl-C (code "
+                    "that never returns, such as a sampling rule in an endless loop?); they "
+                    "were abandoned and no result was returned") from None
+            raise KeyboardInterrupt(
+                f"simulate interrupted; the threads stopped {time.perf_counter() - t0:.2f} s "
+                "later and no result was returned") from None
+        if failures:
+            raise failures[0]
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
         if bar is not None:
             bar.close()
-
 
 
 def execute(task: Callable[[int, np.ndarray], None], keys: np.ndarray, n_runs: int,

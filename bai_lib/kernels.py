@@ -18,7 +18,8 @@ with ``tau`` the total number of samples (int64), ``recommendation`` the
 :data:`STOP_GLR`, :data:`STOP_CENSORED`, :data:`STOP_SEPARATION`.
 
 Every simulator takes a last argument ``cancel`` (uint8[1], see :func:`cancel_flag`) and reads
-it each time it refills its normal buffer, that is every :data:`NORMAL_BUFFER` rewards at most:
+it each time it refills its normal buffer, that is every :data:`NORMAL_BUFFER` rewards at most
+(TTTS with more than two arms, whose steps draw the whole posterior, at every step):
 once ``cancel[0]`` is nonzero it returns at once with ``stop_reason=STOP_INTERRUPTED``
 (recommendation ``-1``, ``censored=True``). Another thread sets the flag, which is how
 :func:`bai_lib.simulate` stops every thread within a fraction of a second on Ctrl-C.
@@ -219,7 +220,8 @@ def first_round(state, mu, sigma, var, buf, S, N, mh, v):
 def refill(state, buf, cancel):
     """Refill the normal buffer, unless the cancellation flag is raised: then return ``False``.
 
-    The one place where simulators look at ``cancel``: once per :data:`NORMAL_BUFFER` rewards.
+    Where simulators look at ``cancel``: once per :data:`NORMAL_BUFFER` rewards (TTTS with
+    more than two arms also at every step).
     """
     if cancel[0]:
         return False

@@ -30,6 +30,7 @@ For two arms this is :math:`w_1^* = \\sigma_1/(\\sigma_1+\\sigma_2)` and
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from numba import njit
@@ -38,7 +39,18 @@ from numpy.typing import ArrayLike
 from . import _validate as V
 from .stopping import GLR_THRESHOLDS, glr_beta
 
-__all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle"]
+__all__ = ["characteristic_time", "allocation_time", "glr_time", "solve_oracle",
+           "check_variances"]
+
+
+def check_variances(var: np.ndarray, name: str = "noise_stds") -> None:
+    """Refuse noise levels whose variance ratios :func:`solve_oracle` cannot represent: it
+    forms every ``var_j / var_best``, which must be a finite double."""
+    lo, hi = float(np.min(var)), float(np.max(var))
+    if not math.isfinite(hi / lo):
+        raise ValueError(f"{name}: the largest variance is {hi:.3g} and the smallest {lo:.3g}; "
+                         "their ratio overflows double precision, and the oracle allocation "
+                         "(T*, Track-and-Stop) forms it")
 
 
 @njit(cache=True, nogil=True)
@@ -133,6 +145,12 @@ def _instance(means, noise_stds):
     if (not np.all(np.isfinite(var)) or np.any(var == 0)
             or not np.isfinite(np.max((mu[best] - mu) ** 2))):
         raise ValueError("means and noise_stds are out of floating-point range")
+    check_variances(var)
+    gap2 = (mu[best] - np.delete(mu, best)) ** 2
+    if float(np.min(gap2)) < sys.float_info.min:
+        raise ValueError(f"means: the smallest gap to the best arm, "
+                         f"{float(mu[best] - np.max(np.delete(mu, best))):.3g}, is too small: "
+                         "its square underflows double precision (T* is then beyond range)")
     return mu, var, best
 
 

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 from . import _rng
 from . import _validate as V
 from .algorithms import Algorithm, resolve
+from .executor import check_memory
 from .priors import GaussianPrior, check_prior
 
 __all__ = ["RunPlan", "MAX_SAMPLES_LIMIT"]
@@ -39,13 +40,15 @@ def _check_scale(values, name, zero_ok=False):
                          f"{' (or 0)' if zero_ok else ''}, got {a[bad].ravel()[0]:g}")
 
 
-def _fixed_means(means, n_runs):
+def _fixed_means(means, n_runs, n_levels):
     try:
         raw = np.asarray(means)
     except (TypeError, ValueError):
         raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
     if raw.dtype.kind not in "iuf":  # no strings, bools, None or objects
         raise ValueError(f"means must be an array of real numbers, got {means!r}")
+    if raw.ndim in (1, 2) and raw.shape[-1] >= 1:
+        check_memory(n_runs, raw.shape[-1], n_levels)  # before one instance becomes n_runs rows
     m = np.array(raw, dtype=np.float64)  # a copy: the caller's array is never modified
     if m.ndim == 1:
         m = np.broadcast_to(m, (n_runs, m.size))
@@ -142,7 +145,7 @@ class RunPlan:
                 raise ValueError("prior is None: give a GaussianPrior, or fixed means=...")
             k = prior.k
         else:
-            means = _fixed_means(means, n_runs)
+            means = _fixed_means(means, n_runs, len(levels))
             k = means.shape[1]
             if prior is not None and prior.k != k:
                 raise ValueError(f"means have k = {k} arms but the prior has {prior.k}")
@@ -160,4 +163,5 @@ class RunPlan:
         if max_samples is None:
             max_samples = spec.default_max_samples(k)
         max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
+        check_memory(n_runs, k, len(levels))
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means)

@@ -39,6 +39,7 @@ from scipy.stats import norm, truncnorm
 
 from . import _validate as V
 from .algorithms import Algorithm, resolve
+from .executor import check_memory
 from .priors import GaussianPrior, check_prior
 from .simulation import simulate
 from .stats import clopper_pearson, normal_interval
@@ -327,6 +328,9 @@ def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds:
     level = V.open_unit(level, "level")
     engine = V.choice(engine, ("auto", "general", "two_arm"), "engine")
     k = prior.k
+    # before the proposal draws anything: its means, weights and errors are about one more
+    # level's worth of per-run arrays on top of the simulation's
+    check_memory(n_runs, k, n_deltas=2)
     sigma = V.noise_stds(noise_stds, k)
     equal_noise = bool(np.all(sigma == sigma[0]))
     walk = spec.two_arm_walk() if spec.coin_at_indifference(k) and equal_noise else None

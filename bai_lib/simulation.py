@@ -206,12 +206,12 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
     :func:`~bai_lib.simulate`; they change nothing but the wall-clock times."""
     spec, prior, sig, deltas = plan.algorithm, plan.prior, plan.noise_stds, plan.deltas
     n_runs, k, max_samples = plan.n_runs, plan.k, plan.max_samples
-    check_memory(n_runs, k, len(deltas))
     if n_threads is None:
         n_threads = default_threads()
     else:
         n_threads = V.integer(n_threads, "n_threads", 1)
     chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
+    check_memory(n_runs, k, len(deltas), working=min(n_threads, n_runs) * spec.working_memory(k))
     show_progress = progress_enabled(progress)
 
     means = plan.instance_means()

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from .cell import Cell
+from .cell import Cell, ConfigError
 from .result import SimulationResult
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
@@ -83,6 +83,21 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def _read_description(path: Path) -> dict:
+    """A ``cell.json``, as a dict; an unreadable, truncated or non-object file is refused in
+    one line naming it."""
+    try:
+        description = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not readable as JSON ({err}); restore the file or remove "
+                          "its directory") from None
+    if not isinstance(description, dict):
+        raise ConfigError(f"{path}: a cell description is a JSON object, got "
+                          f"{type(description).__name__}; restore the file or remove its "
+                          "directory")
+    return description
+
+
 def missing_ranges(runs: int, done: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """The ranges ``[first, stop)`` of ``range(runs)`` not covered by the ranges ``done``."""
     out = []
@@ -124,7 +139,7 @@ class ResultStore:
         path = d / "cell.json"
         text = json.dumps(description, sort_keys=True, indent=1)
         if path.exists():
-            if json.loads(path.read_text()) != json.loads(text):
+            if _read_description(path) != json.loads(text):
                 raise ValueError(f"store {self.path}: {path.name} of config {config} describes "
                                  "another cell; use a new store directory")
             return
@@ -164,14 +179,19 @@ class ResultStore:
     # -- reading -----------------------------------------------------------------------------
 
     def cells(self) -> dict:
-        """``{config id: description}`` of every cell in the store."""
+        """``{config id: description}`` of every cell in the store, each checked: a
+        ``cell.json`` that is unreadable, not a description, or describes another cell than its
+        directory's id raises :class:`~bai_lib.cell.ConfigError` naming the file."""
         out = {}
         if not self.path.is_dir():
             return out
         for d in sorted(self.path.glob("config=*")):
             f = d / "cell.json"
             if f.is_file():
-                out[d.name.split("=", 1)[1]] = json.loads(f.read_text())
+                config = d.name.split("=", 1)[1]
+                description = _read_description(f)
+                self._cell(config, description)  # refuses one that is not this cell's
+                out[config] = description
         return out
 
     def shards(self, config: str) -> list[tuple[int, int]]:
@@ -226,9 +246,25 @@ class ResultStore:
             raise ValueError(f"config {config!r} is not in store {self.path}")
         return self._result(config, cells[config])
 
+    def _cell(self, config: str, description: dict) -> Cell:
+        """The cell that ``config``'s ``cell.json`` describes, which must be the cell of that id
+        (a hand-edited description is refused, never summarised under the old id)."""
+        path = self._cell_dir(config) / "cell.json"
+        try:
+            cell = Cell.from_description(description)
+            cell_id = cell.id  # formats every field: a value of the wrong type fails here
+        except (KeyError, TypeError, ValueError) as err:
+            what = f"missing key {err}" if isinstance(err, KeyError) else str(err).split("\n")[0]
+            raise ConfigError(f"{path}: not a cell description ({what}); restore the file or "
+                              "remove its directory") from None
+        if cell_id != config:
+            raise ConfigError(f"{path}: describes cell {cell_id}, not {config} (edited?); "
+                              "restore the file or remove its directory")
+        return cell
+
     def _result(self, config: str, description: dict):
         """:meth:`result` for a cell whose description has been read already."""
-        cell = Cell.from_description(description)
+        cell = self._cell(config, description)
         gaps = missing_ranges(cell.runs, self.shards(config))
         if gaps:
             raise ValueError(f"config {config}: runs {gaps[0][0]}..{gaps[0][1] - 1} are missing "

@@ -118,3 +118,59 @@ def test_cancel_flag_validation():
         cancel_flag(np.zeros(1, dtype=np.int64))
     flag = np.zeros(1, dtype=np.uint8)
     assert cancel_flag(flag) is flag
+
+
+def test_ttts_with_many_arms_stops_at_the_first_step_after_the_flag():
+    """A TTTS step on k > 2 arms draws the posterior up to 101 times: the kernel polls the flag
+    at every step, not only when its normal buffer runs out (512 rewards, minutes at 10^4 arms)."""
+    from bai_lib import TTTS
+    from bai_lib.kernels import STOP_INTERRUPTED
+    k = 300  # fewer than the buffer: without the per-step poll the run would reach t = 512
+    bound = TTTS().bind(GaussianPrior.standard(k), np.ones(k), [0.1], 10**9)
+    flag = cancel_flag()
+    flag[0] = 1
+    tau, rec, censored, reason = bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64),
+                                               np.linspace(1.0, 0.0, k), cancel=flag)
+    assert (tau, rec, censored, reason) == (k, -1, True, STOP_INTERRUPTED)
+
+
+_STUCK_CHILD = """
+from numba import njit
+from bai_lib import GaussianPrior, SamplingRule, simulate
+
+@njit
+def stuck(t, N, S, noise_stds, state):
+    while N[0] >= 0:  # never returns
+        S[0] += 1.0
+    return 0
+
+spec = SamplingRule(stuck, label_text="stuck")
+prior = GaussianPrior.standard(2)
+simulate(spec, prior, 1.0, 0.1, 1, 1, max_samples=2, progress=False)  # compiles, never selects
+print("started", flush=True)
+try:
+    simulate(spec, prior, 1.0, 0.1, 4, 1, n_threads=1, progress=False)
+except KeyboardInterrupt as exc:
+    print("interrupted:", exc, flush=True)
+"""
+
+
+def test_a_second_ctrl_c_ends_a_sampling_rule_that_never_returns():
+    """The first Ctrl-C raises the flag, which the rule never lets the kernel read; the second
+    abandons the (daemon) worker thread, and the process exits saying why."""
+    proc = subprocess.Popen([sys.executable, "-c", _STUCK_CHILD], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.0)  # inside the rule
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.0)
+        assert proc.poll() is None  # still waiting for the worker after the first Ctrl-C
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "interrupted: simulate interrupted twice: 1 worker thread(s) had not stopped" in out, \
+        (out, err)
+    assert proc.returncode == 0

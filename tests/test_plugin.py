@@ -95,3 +95,63 @@ def test_plugin_errors_name_what_is_wrong():
     with pytest.raises(ValueError, match="outside"):
         simulate(SamplingRule(out_of_range), None, 1.0, 0.05, 4, 0, means=[1.0, 0.0],
                  progress=False)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("return 0.5", "must return an int .* float64"),
+    ("return True", "must return an int .*bool"),
+    ("return (1, 2)", "must return an int .* Tuple"),
+])
+def test_a_rule_with_the_wrong_return_type_is_refused_in_one_sentence(body, message):
+    namespace = {}
+    exec(f"def rule(t, N, S, noise_stds, state):\n    {body}\n", namespace)
+    with pytest.raises(ValueError, match=message):
+        SamplingRule(njit(namespace["rule"]))
+
+
+def test_a_rule_with_the_wrong_signature_is_refused_naming_select():
+    @njit
+    def three(t, N, S):
+        return 0
+
+    with pytest.raises(ValueError, match=r"^select must be callable as select\(t, N, S, "
+                                         r"noise_stds, state\).*5 argument types given"):
+        SamplingRule(three)
+
+
+@njit
+def _round_robin(t, N, S, noise_stds, state):
+    return t % N.size
+
+
+@njit
+def _writes_counts(t, N, S, noise_stds, state):
+    arm = t % N.size
+    N[0] = 0
+    S[1] = 1e308
+    noise_stds[0] = 0.0
+    return arm
+
+
+@njit
+def _zeroes_state(t, N, S, noise_stds, state):
+    state[:] = 0
+    return t % N.size
+
+
+def test_a_rule_writing_to_its_arguments_changes_nothing():
+    """The rule sees copies: the run, and the result's read-only noise levels, are those of the
+    same rule without the writes."""
+    from bai_lib import GaussianPrior
+    H = GaussianPrior.standard(3)
+    clean = simulate(SamplingRule(_round_robin), H, [1.0, 2.0, 0.5], 0.1, 30, 4)
+    dirty = simulate(SamplingRule(_writes_counts), H, [1.0, 2.0, 0.5], 0.1, 30, 4)
+    assert np.array_equal(clean.stopping_times, dirty.stopping_times)
+    assert np.array_equal(clean.recommendations, dirty.recommendations)
+    assert dirty.noise_stds.tolist() == [1.0, 2.0, 0.5]
+
+
+def test_a_rule_zeroing_the_generator_state_is_refused():
+    from bai_lib import GaussianPrior
+    with pytest.raises(ValueError, match="generator state to zero"):
+        simulate(SamplingRule(_zeroes_state), GaussianPrior.standard(2), 1.0, 0.1, 2, 1)

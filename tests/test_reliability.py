@@ -151,3 +151,40 @@ def test_cost_weighted_eta_is_not_misled_by_longest_first(monkeypatch):
     text = str(bar.bar)
     bar.close()
     assert "about 00:04 left" in text  # 10 s * 998 / 2000 = 4.99 s
+
+
+def test_importance_poe_refuses_too_many_runs_before_drawing():
+    """The memory preflight runs before the proposal allocates (it raised MemoryError)."""
+    from bai_lib.poe import importance_poe
+    with pytest.raises(ValueError, match=r"n_runs = 100,000,000,000 needs about"):
+        importance_poe("elimination", GaussianPrior.standard(2), 1.0, 0.1, 10**11, 1)
+
+
+def test_gaps_and_noise_ratios_beyond_double_precision_are_refused_by_name():
+    from bai_lib import characteristic_time
+    with pytest.raises(ValueError, match="^means: the smallest gap"):
+        characteristic_time([1e-300, 0.0])  # the squared gap underflowed: ZeroDivisionError
+    with pytest.raises(ValueError, match="^noise_stds: the largest variance"):
+        characteristic_time([1.0, 0.0], [1e-90, 1e90])
+    with pytest.raises(ValueError, match="^noise_stds: the largest variance"):
+        simulate("tas", None, [1e-100, 1e100], 0.1, 1, 1, means=[1.0, 0.0])
+    with pytest.raises(ValueError, match="^means must be finite real numbers"):
+        characteristic_time([True, False])
+    assert characteristic_time([1e-150, 0.0])[0] == pytest.approx(8e300)  # still in range
+
+
+def test_fixed_means_are_checked_for_memory_before_they_are_expanded():
+    """One instance for 10^9 runs would be copied into a 16 GB array before the check."""
+    with pytest.raises(ValueError, match=r"n_runs = 1,000,000,000 needs about"):
+        simulate("ttucb", None, 1.0, 0.1, 10**9, 1, means=[1.0, 0.0])
+
+
+@pytest.mark.parametrize("name", ["ttucb", "ebtc"])
+def test_the_memory_check_counts_the_kernels_k_by_k_tables(name, monkeypatch):
+    """TTUCB and EB-TC keep a k x k table per running simulation (MemoryError at 10^5 arms)."""
+    from bai_lib import executor
+    from bai_lib.algorithms import resolve
+    monkeypatch.setattr(executor, "available_memory", lambda: 24 * 2**30)
+    assert resolve(name).working_memory(5000) == 8 * 5000**2
+    with pytest.raises(ValueError, match=r"k = 100,000 arms need about 149.0 GiB of working"):
+        simulate(name, None, 1.0, 0.1, 2, 1, means=np.arange(100_000.0), n_threads=2)

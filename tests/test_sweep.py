@@ -1,5 +1,6 @@
 """Sweeps, the result store and the command line (bai_lib.sweep, bai_lib.store, bai_lib.cli)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -369,3 +370,47 @@ def test_a_restart_removes_what_a_killed_writer_left(tmp_path):
     stale.write_bytes(b"half a parquet file")
     run_sweep(sweep, store, progress=False)
     assert not stale.exists() and len(store.table()) == 20
+
+
+def _edited_store(tmp_path, edit):
+    store = ResultStore(tmp_path / "s")
+    run_sweep(parse_sweep({"seed": 7, "runs": 20, "shard_runs": 20,
+                           "grid": {"algorithm": ["ttucb"], "arms": [2], "delta": [0.1]}}),
+              store, progress=False)
+    (cid,) = store.cells()
+    path = store.path / f"config={cid}" / "cell.json"
+    edit(path)
+    return store, path
+
+
+def _set(key, value):
+    def edit(path):
+        d = json.loads(path.read_text())
+        if value is KeyError:
+            del d[key]
+        else:
+            d[key] = value
+        path.write_text(json.dumps(d))
+    return edit
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (_set("runs", "x"), "not a cell description"),
+    (_set("options", {"speed": 2}), "not a cell description"),
+    (_set("algorithm", "ucb"), "not a cell description .missing key 'ucb'"),
+    (_set("seed", KeyError), "not a cell description .missing key 'seed'"),
+    (lambda p: p.write_text("[1, 2]"), "a cell description is a JSON object, got list"),
+    (lambda p: p.write_text(p.read_text()[:30]), "not readable as JSON"),
+    (lambda p: p.write_text(""), "not readable as JSON"),
+    (_set("runs", 10), r"describes cell [0-9a-f]{12}, not"),       # edited, still valid
+    (_set("algorithm", "tas"), r"describes cell [0-9a-f]{12}, not"),
+])
+def test_a_hand_edited_cell_json_is_refused_in_one_line_naming_it(tmp_path, capsys, edit,
+                                                                   needle):
+    store, path = _edited_store(tmp_path, edit)
+    with pytest.raises(ValueError, match=needle) as info:
+        store.summary()
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    assert cli_main(["summary", str(store.path)]) != 0
+    err = capsys.readouterr().err
+    assert str(path) in err and "Traceback" not in err

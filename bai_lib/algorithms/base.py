@@ -181,6 +181,11 @@ class Algorithm:
         cheaper to simulate, or ``None``."""
         return None
 
+    def working_memory(self, k: int) -> int:
+        """Bytes a run of the kernel allocates beyond the ``O(k)`` vectors every kernel has
+        (each worker thread holds one run's worth); counted by the memory check."""
+        return 0
+
     def can_trace(self) -> bool:
         """Whether :func:`bai_lib.trace.trace_elimination` replays this specification's runs."""
         return False

@@ -20,7 +20,7 @@ the same results whatever the threads, censoring at ``max_samples``, a progress 
 
 Example
 -------
->>> from numba import njit
+>>> from numba import njit, types
 >>> @njit
 ... def round_robin(t, N, S, noise_stds, state):
 ...     return t % N.size
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
@@ -46,7 +46,8 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
 from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
-__all__ = ["SamplingRule", "plugin_run", "plugin_levels_run", "uniform", "std_normal"]
+__all__ = ["SamplingRule", "SELECT_ARGS", "plugin_run", "plugin_levels_run", "uniform",
+           "std_normal"]
 
 
 @njit(nogil=True)
@@ -73,6 +74,11 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
     ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every
     level, as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`. Not cached on disk: it is
     compiled once per sampling rule.
+
+    ``select`` gets copies of ``N``, ``S`` and the noise levels, refreshed at every call, so a
+    rule that writes to them changes nothing of the run; it gets the run's generator state
+    itself (to draw from), and a rule that zeroes it (the generator would then return zeros
+    for ever) raises ``ValueError``.
     """
     k = mu.size
     var = sigma * sigma
@@ -88,6 +94,9 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
     thr_lo = 0.0
     p = 0  # the next level to reach
     m = deltas.size
+    N_seen = np.empty(k, dtype=np.int64)  # what select sees: copies it may write to
+    S_seen = np.empty(k)
+    sigma_seen = np.empty(k)
     while True:
         if t >= t_next:
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
@@ -100,9 +109,16 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
         if t + 1 > max_samples:
             record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
-        arm = select(t, N, S, sigma, state)
+        for i in range(k):
+            N_seen[i] = N[i]
+            S_seen[i] = S[i]
+            sigma_seen[i] = sigma[i]
+        arm = select(t, N_seen, S_seen, sigma_seen, state)
         if arm < 0 or arm >= k:
             raise ValueError("the sampling rule returned an arm outside 0..k-1")
+        if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
+            raise ValueError("the sampling rule set the generator state to zero; draw from it "
+                             "only with uniform() and std_normal()")
         if pos == buf.size:
             if not refill(state, buf, cancel):
                 record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
@@ -111,6 +127,27 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
         observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1
         t += 1
+
+
+#: The argument types the kernel calls ``select`` with: ``t``, ``N``, ``S``, ``noise_stds``,
+#: ``state``.
+SELECT_ARGS = (types.int64, types.int64[::1], types.float64[::1], types.float64[::1],
+               types.uint64[::1])
+
+
+def _check_select(select) -> None:
+    """Compile ``select`` for :data:`SELECT_ARGS` and require an integer result: a wrong
+    signature or return type is reported in one sentence, not as a compiler traceback."""
+    try:
+        select.compile(SELECT_ARGS)
+    except Exception as err:  # numba's TypingError and friends, whatever their class
+        first = next((line.strip() for line in str(err).splitlines() if line.strip()), "")
+        raise ValueError(f"select must be callable as select(t, N, S, noise_stds, state) "
+                         f"(int64, int64[:], float64[:], float64[:], uint64[:]) in nopython "
+                         f"mode; numba says: {first}") from None
+    returned = select.overloads[SELECT_ARGS].signature.return_type
+    if not isinstance(returned, types.Integer):
+        raise ValueError(f"select must return an int (the arm to sample), it returns {returned}")
 
 
 @dataclass(frozen=True)
@@ -140,6 +177,7 @@ class SamplingRule(Algorithm):
     def __post_init__(self):
         if not (hasattr(self.select, "py_func") and hasattr(self.select, "compile")):
             raise ValueError(f"select must be a numba @njit function, got {self.select!r}")
+        _check_select(self.select)
         if not isinstance(self.label_text, str) or not self.label_text:
             raise ValueError(f"label_text must be a non-empty string, got {self.label_text!r}")
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")

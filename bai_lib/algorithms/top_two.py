@@ -348,6 +348,10 @@ class TTUCB(Algorithm):
         return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule=self.threshold,
                                    log_term=self.log_term)
 
+    def working_memory(self, k: int) -> int:
+        """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
+        return 8 * k * k
+
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
              deltas: Sequence[float], max_samples: int) -> Bound:
         released = self.sampling == "released"
@@ -394,6 +398,10 @@ class EBTC(Algorithm):
         """The level of the squared normalised gap at which EB-TC stops on two arms,
         ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.ttucb_glr_threshold`)."""
         return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule="released", log_term="printed")
+
+    def working_memory(self, k: int) -> int:
+        """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
+        return 8 * k * k
 
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
              deltas: Sequence[float], max_samples: int) -> Bound:

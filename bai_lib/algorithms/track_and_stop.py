@@ -16,7 +16,7 @@ from ..stopping import GLR_THRESHOLDS, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
-from ..oracle import solve_oracle
+from ..oracle import check_variances, solve_oracle
 from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
@@ -210,6 +210,7 @@ class TrackAndStop(Algorithm):
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
+        check_variances(sig**2)
         levels = np.array(deltas, dtype=np.float64)
         default = max_samples
 

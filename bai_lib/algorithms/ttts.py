@@ -209,6 +209,11 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
         if t + 1 > max_samples:
             record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
+        if k > 2 and cancel[0]:
+            # a step draws the posterior up to TTTS_MAX_RESAMPLE + 1 times (k normals each):
+            # with many arms, NORMAL_BUFFER steps between refills would take seconds to minutes
+            record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
+            return t, np.int64(-1), True, STOP_INTERRUPTED
         if fair:
             if nbits == 0:
                 bits = next_u64(state)
