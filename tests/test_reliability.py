@@ -174,9 +174,17 @@ def test_gaps_and_noise_ratios_beyond_double_precision_are_refused_by_name():
 
 
 def test_fixed_means_are_checked_for_memory_before_they_are_expanded():
-    """One instance for 10^9 runs would be copied into a 16 GB array before the check."""
-    with pytest.raises(ValueError, match=r"n_runs = 1,000,000,000 needs about"):
-        simulate("ttucb", None, 1.0, 0.1, 10**9, 1, means=[1.0, 0.0])
+    """One instance for 10^9 runs was copied into a 16 GB array before the check refused it."""
+    import tracemalloc
+
+    tracemalloc.start()  # numpy reports its allocations to tracemalloc
+    try:
+        with pytest.raises(ValueError, match=r"n_runs = 1,000,000,000 needs about"):
+            simulate("ttucb", None, 1.0, 0.1, 10**9, 1, means=[1.0, 0.0])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{peak / 2**20:.0f} MiB allocated before the refusal"
 
 
 @pytest.mark.parametrize("name", ["ttucb", "ebtc"])
