@@ -51,6 +51,13 @@ def _option(text: str):
     return name.strip(), parsed
 
 
+def _store_path(text: str) -> str:
+    """A store directory: not empty (which would mean the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a directory for the result store, got ''")
+    return text
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="bai-lib", description="Simulate Bayesian fixed-confidence best-arm "
                 "identification at scale: one configuration (run), a grid (sweep), and the "
@@ -77,7 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--noise-std", type=float, default=1.0, help="reward noise (default 1)")
     r.add_argument("--max-samples", type=float, help="censoring cap per run")
     r.add_argument("--shard-runs", type=int, help="runs per stored shard (default 1000)")
-    r.add_argument("--out", required=True, metavar="STORE", help="result store directory")
+    r.add_argument("--out", required=True, metavar="STORE", type=_store_path,
+                   help="result store directory")
     _common(r)
 
     s = sub.add_parser("sweep", help="run a grid declared in TOML into a result store",
@@ -86,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
                        "sweep resumes.", epilog=_EPILOG_SWEEP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("config", metavar="CONFIG.toml")
-    s.add_argument("--out", required=True, metavar="STORE", help="result store directory")
+    s.add_argument("--out", required=True, metavar="STORE", type=_store_path,
+                   help="result store directory")
     s.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="local (this process, default) or dask")
     s.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. "

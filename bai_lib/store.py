@@ -83,6 +83,16 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def _own_dir(d: Path) -> Path:
+    """``d``, a cell directory of the store, unless it is a symbolic link: the store writes and
+    deletes files only below its own directory."""
+    if d.is_symlink():
+        raise ConfigError(f"{d}: a symbolic link inside the result store; the store writes and "
+                          "deletes files only in its own directories: replace the link by the "
+                          "directory it points to, or remove it")
+    return d
+
+
 def _read_description(path: Path) -> dict:
     """A ``cell.json``, as a dict; an unreadable, truncated or non-object file is refused in
     one line naming it."""
@@ -129,7 +139,7 @@ class ResultStore:
     # -- writing -----------------------------------------------------------------------------
 
     def _cell_dir(self, config: str) -> Path:
-        return self.path / f"config={config}"
+        return _own_dir(self.path / f"config={config}")
 
     def add_cell(self, config: str, description: dict) -> None:
         """Record the description of cell ``config`` (once; the same id must describe the same
@@ -171,8 +181,9 @@ class ResultStore:
         """
         n = 0
         if self.path.is_dir():
-            for f in self.path.glob("config=*/.*.tmp"):
-                f.unlink(missing_ok=True)
+            for d in self.path.glob("config=*"):
+                for f in _own_dir(d).glob(".*.tmp"):
+                    f.unlink(missing_ok=True)
                 n += 1
         return n
 
@@ -186,7 +197,7 @@ class ResultStore:
         if not self.path.is_dir():
             return out
         for d in sorted(self.path.glob("config=*")):
-            f = d / "cell.json"
+            f = _own_dir(d) / "cell.json"
             if f.is_file():
                 config = d.name.split("=", 1)[1]
                 description = _read_description(f)

@@ -414,3 +414,29 @@ def test_a_hand_edited_cell_json_is_refused_in_one_line_naming_it(tmp_path, caps
     assert cli_main(["summary", str(store.path)]) != 0
     err = capsys.readouterr().err
     assert str(path) in err and "Traceback" not in err
+
+
+def test_the_store_refuses_a_symbolic_link_among_its_cells(tmp_path):
+    """A config=... link to elsewhere would have the store write and delete files there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    keep = elsewhere / ".precious.tmp"
+    keep.write_text("not the store's")
+    store = ResultStore(tmp_path / "s")
+    store.path.mkdir()
+    (store.path / "config=0123456789ab").symlink_to(elsewhere, target_is_directory=True)
+    for action in (store.remove_partial, store.cells,
+                   lambda: store.add_cell("0123456789ab", {"runs": 1})):
+        with pytest.raises(ValueError, match="config=0123456789ab: a symbolic link inside"):
+            action()
+    assert keep.read_text() == "not the store's"
+    assert sorted(p.name for p in elsewhere.iterdir()) == [".precious.tmp"]
+
+
+def test_an_empty_out_is_refused(capsys):
+    for command in (["run", "--algorithm", "ttts", "--arms", "2", "--delta", "0.1", "--runs",
+                     "5", "--seed", "1", "--out", ""], ["sweep", "x.toml", "--out", " "]):
+        with pytest.raises(SystemExit) as info:
+            cli_main(command)
+        assert info.value.code == 2
+        assert "--out: give a directory for the result store" in capsys.readouterr().err
