@@ -168,10 +168,12 @@ def _dispatch(args) -> int:
         store = ResultStore(args.store)
         if not store.cells():
             raise ValueError(f"STORE {args.store}: no result store here")
-        for cid, (done, runs) in store.incomplete().items():
+        left_out: dict = {}
+        table = summary_table(store, args.format, left_out)  # one pass: rows and notes agree
+        for cid, (done, runs) in left_out.items():
             print(f"bai-lib summary: config {cid} is incomplete ({done:,} of {runs:,} runs); "
                   "left out; run its sweep again to complete it", file=sys.stderr)
-        sys.stdout.write(summary_table(store, args.format))
+        sys.stdout.write(table)
         return 0
     if args.command == "run":
         sweep = parse_sweep(_run_config(args), "arguments")

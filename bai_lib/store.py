@@ -291,8 +291,12 @@ class ResultStore:
             recommendations=t["recommendation"].to_numpy(np.int64),
             stop_reasons=t["stop_reason"].to_numpy(str), seconds=t["seconds"].to_numpy(np.float64))
 
-    def summary(self) -> pd.DataFrame:
+    def summary(self, left_out: Optional[dict] = None) -> pd.DataFrame:
         """One row per complete cell: its configuration and ``SimulationResult.summary(flat=True)``.
+
+        ``left_out``, a dict, receives ``{config id: (runs done, runs planned)}`` for the cells
+        this same pass found incomplete (a sweep may complete them meanwhile: a separate
+        :meth:`incomplete` call could disagree with the rows).
 
         Returns
         -------
@@ -305,7 +309,10 @@ class ResultStore:
         pd = _scale_import("pandas")
         rows = []
         for cid, desc in self.cells().items():
-            if missing_ranges(desc["runs"], self.shards(cid)):
+            shards = self.shards(cid)
+            if missing_ranges(desc["runs"], shards):
+                if left_out is not None:
+                    left_out[cid] = (sum(b - a for a, b in shards), desc["runs"])
                 continue
             res = self._result(cid, desc)
             rows.append({"config": cid, "algorithm": res.algorithm.label, "k": res.k,

@@ -383,11 +383,13 @@ def _run_dask(todo, store, scheduler, n_workers, bar):
             cluster.close()
 
 
-def summary_table(store: ResultStore | str | Path, fmt: str = "text") -> str:
-    """The summary of a store as text, CSV or Markdown (one row per complete cell)."""
+def summary_table(store: ResultStore | str | Path, fmt: str = "text",
+                  left_out: Optional[dict] = None) -> str:
+    """The summary of a store as text, CSV or Markdown (one row per complete cell); ``left_out``
+    as in :meth:`~bai_lib.store.ResultStore.summary`."""
     V.choice(fmt, ("text", "csv", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)
-    df = store.summary()
+    df = store.summary(left_out)
     cols = ["config", "algorithm", "k", "delta", "prior", "n_runs", "avg", "median", "q90",
             "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
     if df.empty:

@@ -440,3 +440,26 @@ def test_an_empty_out_is_refused(capsys):
             cli_main(command)
         assert info.value.code == 2
         assert "--out: give a directory for the result store" in capsys.readouterr().err
+
+
+def test_summary_notes_and_rows_come_from_one_look_at_the_store(tmp_path, capsys, monkeypatch):
+    """A sweep completing a cell while summary reads: the note 'incomplete, left out' and the
+    table must agree (it said left out, then printed the row)."""
+    store = ResultStore(tmp_path / "s")
+    run_sweep(parse_sweep({"seed": 7, "runs": 40, "shard_runs": 20,
+                           "grid": {"algorithm": ["ttucb"], "arms": [2], "delta": [0.1]}}),
+              store, progress=False)
+    (cid,) = store.cells()
+    full = ResultStore.shards
+    looks = []
+
+    def growing(self, config):  # the first two looks see half the shards, later looks all
+        looks.append(config)
+        return full(self, config)[:1] if len(looks) <= 2 else full(self, config)
+
+    monkeypatch.setattr(ResultStore, "shards", growing)
+    assert cli_main(["summary", str(store.path), "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    noted = f"config {cid} is incomplete" in err
+    listed = cid in out
+    assert noted != listed, (out, err)
