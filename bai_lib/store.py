@@ -26,12 +26,13 @@ Reading needs pandas and pyarrow (the ``scale`` extra, ``pip install bai_lib[sca
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -174,10 +175,33 @@ class ResultStore:
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
 
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[None]:
+        """Hold the store's writer lock (an advisory ``flock`` on ``.writer.lock`` in the store
+        directory) for the duration of the ``with`` block: a second writer, in this or another
+        process, is refused at once with a ``ValueError`` instead of deleting the first one's
+        temporary files. The lock goes with the process (also on SIGKILL)."""
+        import fcntl
+
+        self.path.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path / ".writer.lock", "a+")
+        try:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ValueError(f"store {self.path}: another sweep is writing to it; wait for "
+                                 "it to finish, or write to another directory") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        finally:
+            fh.close()
+
     def remove_partial(self) -> int:
         """Delete the temporary files a killed writer left behind; return how many.
 
-        Call it only while no other process writes to this store (a sweep does, at its start).
+        Call it only while holding :meth:`writer` (a sweep does, at its start).
         """
         n = 0
         if self.path.is_dir():

@@ -1,7 +1,7 @@
 """Sweeps: a grid of simulations declared in TOML, run shard by shard into a result store.
 
-A sweep is a list of :class:`~bai_lib.cell.Cell` (one algorithm specification, prior, noise level, ``δ``,
-seed and number of runs each). Each cell's runs are cut into shards of ``shard_runs`` runs;
+A sweep is a list of :class:`~bai_lib.cell.Cell` (one algorithm specification, prior, noise
+level, ``δ``, seed and number of runs each). Each cell's runs are cut into shards of ``shard_runs`` runs;
 a shard is one :func:`bai_lib.simulate` call with ``first_run`` set, and its rows go to the
 :class:`~bai_lib.store.ResultStore` in one atomic file. Run ``r`` of a cell depends only on
 ``(seed, r)``, so the store's table does not depend on the shard size, the order in which
@@ -325,29 +325,30 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
     V.choice(executor, ("local", "dask"), "executor")
     if scheduler is not None and executor != "dask":
         raise ValueError("scheduler is only used with executor='dask'")
-    store.remove_partial()  # shards a killed sweep was writing: never complete, never read
-    for cell in sweep.cells:
-        store.add_cell(cell.id, cell.description())
-    todo = sweep.shards(store)
-    done_runs = sweep.total_runs - sum(b - a for _, a, b in todo)
-    bar = _progress_bar(sweep.total_runs, done_runs, progress)
-    try:
-        if executor == "local":
-            for cell, first, stop in todo:
-                cols = shard_columns(cell, first, stop, n_threads)
-                store.write_shard(cell.id, cols, first, stop)
-                if bar is not None:
-                    bar.update(stop - first)
-        else:
-            _run_dask(todo, store, scheduler, n_workers, bar)
-    except KeyboardInterrupt:
-        left = len(sweep.shards(store))
-        raise KeyboardInterrupt(
-            f"sweep interrupted: {left} shard(s) left; the completed ones are in {store.path}; "
-            "run the same sweep again to compute only the rest") from None
-    finally:
-        if bar is not None:
-            bar.close()
+    with store.writer():  # one writer at a time: a second sweep is refused, not interleaved
+        store.remove_partial()  # shards a killed sweep was writing: never complete, never read
+        for cell in sweep.cells:
+            store.add_cell(cell.id, cell.description())
+        todo = sweep.shards(store)
+        done_runs = sweep.total_runs - sum(b - a for _, a, b in todo)
+        bar = _progress_bar(sweep.total_runs, done_runs, progress)
+        try:
+            if executor == "local":
+                for cell, first, stop in todo:
+                    cols = shard_columns(cell, first, stop, n_threads)
+                    store.write_shard(cell.id, cols, first, stop)
+                    if bar is not None:
+                        bar.update(stop - first)
+            else:
+                _run_dask(todo, store, scheduler, n_workers, bar)
+        except KeyboardInterrupt:
+            left = len(sweep.shards(store))
+            raise KeyboardInterrupt(
+                f"sweep interrupted: {left} shard(s) left; the completed ones are in {store.path}; "
+                "run the same sweep again to compute only the rest") from None
+        finally:
+            if bar is not None:
+                bar.close()
     return store
 
 

@@ -463,3 +463,19 @@ def test_summary_notes_and_rows_come_from_one_look_at_the_store(tmp_path, capsys
     noted = f"config {cid} is incomplete" in err
     listed = cid in out
     assert noted != listed, (out, err)
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_store(tmp_path):
+    """Two sweeps into one store: each start-up cleanup deleted the other's temporary files."""
+    store = ResultStore(tmp_path / "s")
+    sweep = parse_sweep({"seed": 7, "runs": 20, "shard_runs": 20,
+                         "grid": {"algorithm": ["ttucb"], "arms": [2], "delta": [0.1]}})
+    with store.writer():
+        partial = store.path / "config=0123456789ab" / ".runs-000000000-000000020.parquet.x.tmp"
+        partial.parent.mkdir(parents=True)
+        partial.write_bytes(b"being written")
+        with pytest.raises(ValueError, match="another sweep is writing to it"):
+            run_sweep(sweep, ResultStore(store.path), progress=False)
+        assert partial.read_bytes() == b"being written"  # the first writer's file survives
+    run_sweep(sweep, store, progress=False)  # free again once the first writer is done
+    assert len(store.table()) == 20
