@@ -39,7 +39,6 @@ of the direct implementation.  See each docstring for the bound used.
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import numpy as np

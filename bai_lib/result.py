@@ -8,7 +8,7 @@ best arm, correctness and censoring from the runs and makes every array read-onl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
