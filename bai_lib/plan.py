@@ -163,5 +163,4 @@ class RunPlan:
         if max_samples is None:
             max_samples = spec.default_max_samples(k)
         max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
-        check_memory(n_runs, k, len(levels))
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means)
