@@ -20,7 +20,7 @@ from .algorithms import ALGORITHMS, Algorithm
 from .plan import RunPlan
 from .priors import GaussianPrior
 
-__all__ = ["Cell", "ConfigError"]
+__all__ = ["Cell", "ConfigError", "noise_label"]
 
 
 class ConfigError(ValueError):
@@ -42,6 +42,14 @@ def _jsonable(value, where):
     if isinstance(value, dict):
         return {str(k): _jsonable(v, where) for k, v in value.items()}
     raise ConfigError(f"{where}: option value {value!r} cannot be stored in a sweep")
+
+
+def noise_label(noise_stds) -> str:
+    """The noise of a cell for a table: ``1`` when every arm has noise 1, ``0.5, 2`` per arm."""
+    values = [float(x) for x in noise_stds]
+    if len(set(values)) == 1:
+        return f"{values[0]:g}"
+    return ", ".join(f"{x:g}" for x in values)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Optional
 
@@ -149,8 +150,15 @@ def _run_config(args) -> dict:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``bai-lib`` and ``python -m bai_lib``; returns the exit status."""
     args = _parser().parse_args(argv)
+
+    def one_line(message, category, *rest, **kw):  # warnings as one line naming the command
+        print(f"bai-lib {args.command}: warning: {message}", file=sys.stderr)
+
     try:
-        return _dispatch(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")  # shown once each, whatever the caller's filters
+            warnings.showwarning = one_line
+            return _dispatch(args)
     except KeyboardInterrupt as e:
         print(f"bai-lib: {e or 'interrupted'}", file=sys.stderr)
         return 130
@@ -170,9 +178,14 @@ def _dispatch(args) -> int:
             raise ValueError(f"STORE {args.store}: no result store here")
         left_out: dict = {}
         table = summary_table(store, args.format, left_out)  # one pass: rows and notes agree
-        for cid, (done, runs) in left_out.items():
-            print(f"bai-lib summary: config {cid} is incomplete ({done:,} of {runs:,} runs); "
-                  "left out; run its sweep again to complete it", file=sys.stderr)
+        for cid, status in left_out.items():
+            for problem in status.problems:
+                print(f"bai-lib summary: config {cid}: shard {problem}; left out; run its "
+                      "sweep again to set the shard aside and recompute it", file=sys.stderr)
+            if not status.problems:
+                print(f"bai-lib summary: config {cid} is incomplete ({status.done:,} of "
+                      f"{status.runs:,} runs); left out; run its sweep again to complete it",
+                      file=sys.stderr)
         sys.stdout.write(table)
         return 0
     if args.command == "run":

@@ -7,12 +7,21 @@ Layout::
         cell.json                   what the cell is: algorithm and options, prior, noise, δ, seed,
                                     runs, max_samples (see :class:`bai_lib.cell.Cell`)
         runs-<first>-<stop>.parquet one row per run for runs first, ..., stop - 1
+        set-aside/                  shards that failed verification, moved here by a sweep,
+                                    with reasons.txt saying why
 
 Every file is written under a temporary name in the same directory and renamed into place
 (``os.replace``, atomic on POSIX), after an ``fsync``; temporary files are never read. A shard
 file therefore is either complete or absent, so a sweep killed at any moment (SIGINT or
 SIGKILL) loses at most the shards it was computing, and the next start skips every shard
 already on disk and deletes the temporary files a kill left (:meth:`ResultStore.remove_partial`).
+
+Each shard proves what it holds: its Parquet metadata carries a manifest (the cell, the run
+range, the row count and a SHA-256 of its values, :func:`content_hash`), and every read checks
+the file against it. A shard that is short, another cell's, edited, renamed or unreadable is
+named (:class:`ShardProblem`) and never read; ``summary`` leaves its cell out, and the next
+sweep moves it to ``set-aside/`` (never deletes it) and computes its runs again. A cell
+appears in a summary only when verified shards cover all its runs.
 
 Columns (:data:`COLUMNS`): ``config``, ``seed``, ``run``, ``algorithm`` (its label), ``prior``,
 ``k``, ``delta``, ``delta0``, ``max_samples``, then the run's ``tau``, ``recommendation``,
@@ -27,24 +36,28 @@ Reading needs pandas and pyarrow (the ``scale`` extra, ``pip install bai_lib[sca
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import json
 import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
-from .cell import Cell, ConfigError
+from .cell import Cell, ConfigError, noise_label
 from .result import SimulationResult
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
     import pandas as pd
 
-__all__ = ["ResultStore", "COLUMNS", "RUN_COLUMNS", "WALL_CLOCK_COLUMNS", "missing_ranges"]
+__all__ = ["ResultStore", "ShardProblem", "Incomplete", "COLUMNS", "RUN_COLUMNS",
+           "WALL_CLOCK_COLUMNS", "HASHED_COLUMNS", "MANIFEST_KEY", "content_hash",
+           "missing_ranges"]
 
 #: Columns that describe the configuration of a row.
 CONFIG_COLUMNS = ("config", "seed", "run", "algorithm", "prior", "k", "delta", "delta0",
@@ -57,7 +70,90 @@ WALL_CLOCK_COLUMNS = ("seconds", "shard_seconds")
 #: All columns of the store, in order.
 COLUMNS = CONFIG_COLUMNS + RUN_COLUMNS[1:] + ("shard_seconds",)
 
+#: Columns a shard's content hash covers: all but the wall-clock ones.
+HASHED_COLUMNS = tuple(c for c in COLUMNS if c not in WALL_CLOCK_COLUMNS)
+#: Key of a shard's manifest in the Parquet file's metadata.
+MANIFEST_KEY = b"bai_lib.shard"
+
 _SHARD = re.compile(r"^runs-(\d+)-(\d+)\.parquet$")
+
+
+@dataclass(frozen=True)
+class ShardProblem:
+    """A shard file that fails verification: its path and why, in a few words."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path.name}: {self.reason}"
+
+
+class Incomplete(NamedTuple):
+    """A cell of the store that is not summarised: its verified runs, the runs it plans, and
+    the shards that failed verification (:class:`ShardProblem`)."""
+
+    done: int
+    runs: int
+    problems: tuple = ()
+
+
+def content_hash(table) -> str:
+    """SHA-256 of a shard's values in the columns :data:`HASHED_COLUMNS` (names, types and
+    bytes; the wall-clock columns excluded), as hex: the same runs give the same hash in
+    any sweep, on any executor."""
+    pa = _scale_import("pyarrow")
+    h = hashlib.sha256()
+    for name in HASHED_COLUMNS:
+        column = table.column(name)
+        h.update(f"{name}:{column.type}:{len(column)}\0".encode())
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            h.update("\0".join(str(v) for v in column.to_pylist()).encode())
+        else:
+            h.update(np.ascontiguousarray(column.to_numpy()).tobytes())
+    return h.hexdigest()
+
+
+def _verified(path: Path, config: str, first: int, stop: int, runs: int):
+    """``(table, None)`` when the shard at ``path`` is runs ``first..stop-1`` of cell
+    ``config`` exactly as its manifest records them, else ``(None, reason)``."""
+    pa = _scale_import("pyarrow")
+    pq = _scale_import("pyarrow.parquet")
+    if not first < stop <= runs:
+        return None, f"runs {first}..{stop - 1} are not runs of this cell (it has {runs:,})"
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError, pa.ArrowException) as err:
+        return None, f"not readable as Parquet ({str(err).splitlines()[0][:120]})"
+    raw = (table.schema.metadata or {}).get(MANIFEST_KEY)
+    if raw is None:
+        return None, "no manifest (not written by this store)"
+    try:
+        manifest = json.loads(raw)
+        m_config, m_range = manifest["config"], (manifest["first"], manifest["stop"])
+        m_rows, m_hash = manifest["rows"], manifest["sha256"]
+    except (ValueError, TypeError, KeyError):
+        return None, "its manifest is not readable"
+    if m_config != config:
+        return None, f"a shard of config {m_config}, not of this cell (copied here?)"
+    if m_range != (first, stop):
+        return None, (f"its manifest holds runs {m_range[0]}..{m_range[1] - 1}, its name "
+                      f"{first}..{stop - 1} (renamed?)")
+    if table.num_rows != stop - first or m_rows != stop - first:
+        return None, f"{table.num_rows:,} rows, {stop - first:,} expected (truncated?)"
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        return None, f"columns {missing} missing"
+    if content_hash(table) != m_hash:
+        return None, "its values differ from those its manifest records (edited?)"
+    return table, None
+
+
+def _concat(pd, frames):
+    """Frames of verified shards as one table sorted by configuration and run."""
+    out = pd.concat(frames, ignore_index=True)
+    out = out.drop_duplicates(subset=["config", "run"], keep="first")
+    return out.sort_values(["config", "run"], kind="stable").reset_index(drop=True)
 
 
 def _scale_import(name):
@@ -160,6 +256,8 @@ class ResultStore:
         """Write the rows of runs ``first, ..., stop - 1`` of cell ``config`` atomically.
 
         ``columns`` maps every name of :data:`COLUMNS` to a sequence of ``stop - first`` values.
+        The file's Parquet metadata carries its manifest (key :data:`MANIFEST_KEY`): the cell,
+        the run range, the row count and the :func:`content_hash`, which every read verifies.
         """
         pa = _scale_import("pyarrow")
         pq = _scale_import("pyarrow.parquet")
@@ -171,7 +269,10 @@ class ResultStore:
             if len(columns[c]) != n:
                 raise ValueError(f"columns: {c!r} has {len(columns[c])} values, expected {n}")
         table = pa.table({c: columns[c] for c in COLUMNS})
-        path = self._cell_dir(config) / f"runs-{first:09d}-{stop:09d}.parquet"
+        manifest = {"config": config, "first": first, "stop": stop, "rows": n,
+                    "sha256": content_hash(table)}
+        table = table.replace_schema_metadata({MANIFEST_KEY: json.dumps(manifest).encode()})
+        path = self._shard_path(config, first, stop)
         _atomic_write(path, lambda fh: pq.write_table(table, fh))
         return path
 
@@ -230,7 +331,8 @@ class ResultStore:
         return out
 
     def shards(self, config: str) -> list[tuple[int, int]]:
-        """The complete shards ``(first, stop)`` of cell ``config``, in run order."""
+        """The shard files ``(first, stop)`` of cell ``config`` by their names, in run order
+        (not verified: :meth:`check` reads and verifies them)."""
         d = self._cell_dir(config)
         if not d.is_dir():
             return []
@@ -242,18 +344,61 @@ class ResultStore:
         return sorted(out)
 
     def runs_done(self, config: str) -> int:
-        """Number of runs of cell ``config`` on disk."""
+        """Number of runs of cell ``config`` on disk (by the shards' names)."""
         return sum(b - a for a, b in self.shards(config))
+
+    def _shard_path(self, config: str, first: int, stop: int) -> Path:
+        return self._cell_dir(config) / f"runs-{first:09d}-{stop:09d}.parquet"
+
+    def _read_cell(self, config: str, runs: int) -> tuple[dict, list]:
+        """Read and verify every shard of cell ``config`` (one look at its directory):
+        ``({(first, stop): pyarrow.Table}, [ShardProblem, ...])``."""
+        good, problems = {}, []
+        for first, stop in self.shards(config):
+            path = self._shard_path(config, first, stop)
+            table, reason = _verified(path, config, first, stop, runs)
+            if reason is None:
+                good[(first, stop)] = table
+            else:
+                problems.append(ShardProblem(path, reason))
+        return good, problems
+
+    def check(self, config: str) -> list:
+        """The shards of cell ``config`` that fail verification, as :class:`ShardProblem`
+        (empty when every shard is what its manifest says)."""
+        cells = self.cells()
+        if config not in cells:
+            raise ValueError(f"config {config!r} is not in store {self.path}")
+        return self._read_cell(config, cells[config]["runs"])[1]
+
+    def set_aside(self, problem: "ShardProblem") -> Path:
+        """Move a shard that failed verification into its cell's ``set-aside/`` directory
+        (never deleted: it stays there for inspection), record why in ``set-aside/reasons.txt``,
+        and return its new path. Its runs are then missing, and the next sweep computes them.
+
+        Call it only while holding :meth:`writer` (a sweep does).
+        """
+        aside = _own_dir(problem.path.parent / "set-aside")
+        aside.mkdir(exist_ok=True)
+        n = 1
+        while (aside / f"{problem.path.name}.{n}").exists():
+            n += 1
+        target = aside / f"{problem.path.name}.{n}"
+        os.replace(problem.path, target)
+        with open(aside / "reasons.txt", "a") as fh:
+            fh.write(f"{target.name}: {problem.reason}\n")
+        return target
 
     def table(self, config: Optional[str] = None, complete_only: bool = True) -> pd.DataFrame:
         """The rows of the store (or of cell ``config``) as a pandas DataFrame, sorted by
         configuration and run.
 
-        With ``complete_only`` (default) cells with runs missing are left out; the rows of an
-        incomplete cell are never mixed with those of complete ones unless asked.
+        Every shard is verified against its manifest (:meth:`check`); one that fails is never
+        read. With ``complete_only`` (default) a cell with runs missing or a shard that fails is
+        left out whole; the rows of an incomplete cell are never mixed with those of complete
+        ones unless asked, and then only its verified shards are given.
         """
         pd = _scale_import("pandas")
-        pq = _scale_import("pyarrow.parquet")
         cells = self.cells()
         if config is not None:
             if config not in cells:
@@ -261,16 +406,13 @@ class ResultStore:
             cells = {config: cells[config]}
         frames = []
         for cid, desc in cells.items():
-            if complete_only and missing_ranges(desc["runs"], self.shards(cid)):
+            good, problems = self._read_cell(cid, desc["runs"])
+            if complete_only and (problems or missing_ranges(desc["runs"], good)):
                 continue
-            for a, b in self.shards(cid):
-                path = self._cell_dir(cid) / f"runs-{a:09d}-{b:09d}.parquet"
-                frames.append(pq.read_table(path).to_pandas())
+            frames.extend(good[key].to_pandas() for key in sorted(good))
         if not frames:
             return pd.DataFrame({c: [] for c in COLUMNS})
-        out = pd.concat(frames, ignore_index=True)
-        out = out.drop_duplicates(subset=["config", "run"], keep="first")
-        return out.sort_values(["config", "run"], kind="stable").reset_index(drop=True)
+        return _concat(pd, frames)
 
     def result(self, config: str) -> SimulationResult:
         """Cell ``config`` as a :class:`~bai_lib.SimulationResult`, the object the chapters
@@ -297,14 +439,23 @@ class ResultStore:
                               "restore the file or remove its directory")
         return cell
 
-    def _result(self, config: str, description: dict):
-        """:meth:`result` for a cell whose description has been read already."""
+    def _result(self, config: str, description: dict, cell_rows=None):
+        """:meth:`result` for a cell whose description has been read already (and, from
+        :meth:`summary`, whose verified rows have been read too)."""
         cell = self._cell(config, description)
-        gaps = missing_ranges(cell.runs, self.shards(config))
-        if gaps:
-            raise ValueError(f"config {config}: runs {gaps[0][0]}..{gaps[0][1] - 1} are missing "
-                             "(the sweep was interrupted); run it again to complete the store")
-        t = self.table(config)
+        if cell_rows is None:
+            pd = _scale_import("pandas")
+            good, problems = self._read_cell(config, cell.runs)
+            if problems:
+                raise ValueError(f"config {config}: {problems[0]}; run its sweep again to "
+                                 "set the shard aside and recompute it")
+            gaps = missing_ranges(cell.runs, good)
+            if gaps:
+                raise ValueError(f"config {config}: runs {gaps[0][0]}..{gaps[0][1] - 1} are "
+                                 "missing (the sweep was interrupted); run it again to "
+                                 "complete the store")
+            cell_rows = _concat(pd, [good[key].to_pandas() for key in sorted(good)])
+        t = cell_rows
         means = cell.prior.sample_means(cell.seed, cell.runs)
         d0 = t["delta0"].iloc[0]
         return SimulationResult.from_runs(
@@ -315,41 +466,57 @@ class ResultStore:
             recommendations=t["recommendation"].to_numpy(np.int64),
             stop_reasons=t["stop_reason"].to_numpy(str), seconds=t["seconds"].to_numpy(np.float64))
 
+    def _status(self, config: str, description: dict):
+        """``(rows, None)`` for a complete cell whose shards all verify, else
+        ``(None, Incomplete)``."""
+        pd = _scale_import("pandas")
+        runs = description["runs"]
+        good, problems = self._read_cell(config, runs)
+        if problems or missing_ranges(runs, good):
+            done = sum(b - a for a, b in good)
+            return None, Incomplete(done, runs, tuple(problems))
+        return _concat(pd, [good[key].to_pandas() for key in sorted(good)]), None
+
     def summary(self, left_out: Optional[dict] = None) -> pd.DataFrame:
         """One row per complete cell: its configuration and ``SimulationResult.summary(flat=True)``.
 
-        ``left_out``, a dict, receives ``{config id: (runs done, runs planned)}`` for the cells
-        this same pass found incomplete (a sweep may complete them meanwhile: a separate
-        :meth:`incomplete` call could disagree with the rows).
+        A cell is complete when its shards cover all its runs and each one verifies against
+        its manifest. ``left_out``, a dict, receives ``{config id: Incomplete}`` (verified runs,
+        runs planned, the shards that failed) for the other cells, found by this same pass (a
+        sweep may complete them meanwhile: a separate :meth:`incomplete` call could disagree
+        with the rows).
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``config``, ``algorithm``, ``k``, ``delta``, ``prior``, ``seed``, then the
-            summary's ``n_runs``, ``avg``, ``max``, ``median``, ``q90``, ``q99``, ``error``,
-            ``n_errors``, ``error_lo``, ``error_hi``, ``n_censored``, ``stops_*`` and
-            ``mean_seconds``; in the order of the cells' descriptions.
+            Columns ``config``, ``algorithm``, ``k``, ``delta``, ``prior``, ``noise``,
+            ``seed``, then the summary's ``n_runs``, ``avg``, ``max``, ``median``, ``q90``,
+            ``q99``, ``error``, ``n_errors``, ``error_lo``, ``error_hi``, ``n_censored``,
+            ``stops_*`` and ``mean_seconds``; in the order of the cells' descriptions.
         """
         pd = _scale_import("pandas")
         rows = []
         for cid, desc in self.cells().items():
-            shards = self.shards(cid)
-            if missing_ranges(desc["runs"], shards):
+            cell_rows, status = self._status(cid, desc)
+            if status is not None:
                 if left_out is not None:
-                    left_out[cid] = (sum(b - a for a, b in shards), desc["runs"])
+                    left_out[cid] = status
                 continue
-            res = self._result(cid, desc)
+            res = self._result(cid, desc, cell_rows)
             rows.append({"config": cid, "algorithm": res.algorithm.label, "k": res.k,
-                         "delta": res.delta, "prior": desc["prior_label"], "seed": res.seed,
+                         "delta": res.delta, "prior": desc["prior_label"],
+                         "noise": noise_label(desc["noise_stds"]), "seed": res.seed,
                          **res.summary(flat=True)})
-        rows.sort(key=lambda r: (r["algorithm"], r["k"], -r["delta"], r["prior"], r["config"]))
+        rows.sort(key=lambda r: (r["algorithm"], r["k"], -r["delta"], r["prior"], r["noise"],
+                                 r["config"]))
         return pd.DataFrame(rows)
 
     def incomplete(self) -> dict:
-        """``{config id: (runs done, runs planned)}`` for the cells with runs missing."""
+        """``{config id: Incomplete}`` for the cells with runs missing or a shard that fails
+        verification (see :meth:`summary`)."""
         out = {}
         for cid, desc in self.cells().items():
-            done = self.runs_done(cid)
-            if missing_ranges(desc["runs"], self.shards(cid)):
-                out[cid] = (done, desc["runs"])
+            _, status = self._status(cid, desc)
+            if status is not None:
+                out[cid] = status
         return out

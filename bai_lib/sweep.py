@@ -34,6 +34,7 @@ import json
 import sys
 import time
 import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -47,13 +48,17 @@ from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
 __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "run_sweep",
-           "summary_table", "DEFAULT_SHARD_RUNS"]
+           "summary_table", "ShardWarning", "DEFAULT_SHARD_RUNS"]
 
 #: Runs per shard when a configuration does not say.
 DEFAULT_SHARD_RUNS = 1000
 
 _TOP_KEYS = {"seed", "runs", "shard_runs", "max_samples", "noise_std", "grid"}
 _GRID_KEYS = {"algorithm", "arms", "delta", "prior", "noise_std"}
+
+
+class ShardWarning(UserWarning):
+    """A sweep found a shard that fails verification, set it aside and computes it again."""
 
 
 @dataclass(frozen=True)
@@ -319,7 +324,10 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
     -----
     Ctrl-C stops the sweep within about a second; the shards already written stay, and running
     the same sweep again computes only the rest (also after SIGKILL: at most the shards in
-    flight are lost).
+    flight are lost). Every shard already in the store is verified against its manifest first;
+    one that fails (short, another cell's, edited, unreadable) is moved to its cell's
+    ``set-aside/`` directory with a :class:`ShardWarning` naming it, and its runs are computed
+    again.
     """
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     V.choice(executor, ("local", "dask"), "executor")
@@ -329,6 +337,10 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
         store.remove_partial()  # shards a killed sweep was writing: never complete, never read
         for cell in sweep.cells:
             store.add_cell(cell.id, cell.description())
+            for problem in store.check(cell.id):  # short, foreign, edited or unreadable
+                moved = store.set_aside(problem)
+                warnings.warn(f"config {cell.id}: shard {problem}; moved to {moved} and its "
+                              "runs computed again", ShardWarning, stacklevel=2)
         todo = sweep.shards(store)
         done_runs = sweep.total_runs - sum(b - a for _, a, b in todo)
         bar = _progress_bar(sweep.total_runs, done_runs, progress)
@@ -391,7 +403,7 @@ def summary_table(store: ResultStore | str | Path, fmt: str = "text",
     V.choice(fmt, ("text", "csv", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     df = store.summary(left_out)
-    cols = ["config", "algorithm", "k", "delta", "prior", "n_runs", "avg", "median", "q90",
+    cols = ["config", "algorithm", "k", "delta", "prior", "noise", "n_runs", "avg", "median", "q90",
             "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
     if df.empty:
         df = df.reindex(columns=cols)

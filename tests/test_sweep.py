@@ -14,7 +14,7 @@ import pytest
 
 from bai_lib import GaussianPrior, simulate
 from bai_lib.cli import main as cli_main
-from bai_lib.store import WALL_CLOCK_COLUMNS, ResultStore, missing_ranges
+from bai_lib.store import WALL_CLOCK_COLUMNS, Incomplete, ResultStore, missing_ranges
 from bai_lib.cell import Cell, ConfigError
 from bai_lib.sweep import load_sweep, parse_sweep, run_sweep, summary_table
 
@@ -178,7 +178,7 @@ def test_incomplete_cells_are_never_read_as_complete(straight, tmp_path):
     (cid,) = store.cells()
     os.remove(store.path / f"config={cid}" / "runs-000000020-000000040.parquet")
     (store.path / f"config={cid}" / ".runs-000000020-000000040.parquet.x.tmp").write_bytes(b"x")
-    assert store.incomplete() == {cid: (20, 40)}
+    assert store.incomplete() == {cid: Incomplete(20, 40)}
     assert store.table().empty and store.summary().empty
     assert len(store.table(complete_only=False)) == 20
     with pytest.raises(ValueError, match="runs 20..39 are missing"):
