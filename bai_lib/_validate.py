@@ -45,7 +45,8 @@ def integer(value, name, minimum=None, maximum=None):
     except TypeError:
         raise ValueError(f"{name} must be an integer{bound}, got {value!r}") from None
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise ValueError(f"{name} must be an integer{bound}, got {value!r}")
+        shown = f"{value:.3e}" if abs(value) > 10**18 else repr(value)  # not 300 digits
+        raise ValueError(f"{name} must be an integer{bound}, got {shown}")
     return int(value)
 
 

@@ -67,6 +67,9 @@ class Cell:
     runs : int
     max_samples : int or None
         ``None``: the specification's default cap.
+    means : tuple of float or None
+        Fixed arm means of every run (the prior is then the one the algorithm is given);
+        ``None``: each run's means are drawn from the prior.
     """
 
     algorithm: Algorithm
@@ -76,6 +79,7 @@ class Cell:
     seed: int
     runs: int
     max_samples: Optional[int] = None
+    means: Optional[tuple] = None
 
     def description(self) -> dict:
         """A JSON-able description from which :meth:`from_description` rebuilds the cell."""
@@ -96,6 +100,8 @@ class Cell:
             "seed": int(self.seed),
             "runs": int(self.runs),
             "max_samples": None if self.max_samples is None else int(self.max_samples),
+            # only when set, so that the id of a cell drawing its means never changes
+            **({} if self.means is None else {"means": [float(x) for x in self.means]}),
         }
 
     @property
@@ -109,7 +115,12 @@ class Cell:
         """Runs ``first, ..., stop - 1`` of this cell, checked (:class:`~bai_lib.plan.RunPlan`)."""
         return RunPlan.build(self.algorithm, self.prior, np.asarray(self.noise_stds),
                              [self.delta], stop - first, self.seed, first_run=first,
-                             max_samples=self.max_samples)
+                             max_samples=self.max_samples, means=self.means)
+
+    @property
+    def means_label(self) -> str:
+        """``prior`` when each run draws its means, else the fixed means (``1, 0.5, 0``)."""
+        return "prior" if self.means is None else ", ".join(f"{x:g}" for x in self.means)
 
     @property
     def id(self) -> str:
@@ -123,4 +134,5 @@ class Cell:
         """The cell that :meth:`description` describes (its inverse)."""
         spec = ALGORITHMS[d["algorithm"]](**d["options"])
         return cls(spec, GaussianPrior(d["prior_means"], d["prior_stds"]),
-                   tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"])
+                   tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"],
+                   None if d.get("means") is None else tuple(d["means"]))

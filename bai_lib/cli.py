@@ -28,8 +28,9 @@ _EPILOG_SWEEP = """example configuration (TOML):
   delta = [0.1, 0.01]
 
 An algorithm may also be a table of options, e.g. {name = "elimination", delta0_factor = 1}.
-Optional keys: shard_runs (default 1000), max_samples, noise_std, grid.prior = [{means = [...],
-stds = [...]}] and grid.noise_std. See the docstring of bai_lib.sweep.
+Optional keys: shard_runs (default 1000), max_samples, noise_std (a number, or a list per
+arm), grid.prior = [{means = [...], stds = [...]}], grid.noise_std (levels, each a number or a
+list per arm) and grid.means (fixed instances). See the docstring of bai_lib.sweep.
 """
 
 
@@ -133,6 +134,10 @@ def _run_config(args) -> dict:
         if args.prior_means is None or args.prior_stds is None:
             raise ValueError("--prior-means and --prior-stds go together")
         prior = {"means": args.prior_means, "stds": args.prior_stds}
+    for name, _ in args.option:
+        if name == "name":
+            raise ValueError(f"--option name=...: the algorithm is --algorithm "
+                             f"{args.algorithm}; options set its specification's fields")
     algo = {"name": args.algorithm, **dict(args.option)} if args.option else args.algorithm
     cfg = {"seed": args.seed, "runs": args.runs, "noise_std": args.noise_std,
            "grid": {"algorithm": [algo], "delta": [args.delta]}}

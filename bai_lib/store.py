@@ -416,8 +416,8 @@ class ResultStore:
 
     def result(self, config: str) -> SimulationResult:
         """Cell ``config`` as a :class:`~bai_lib.SimulationResult`, the object the chapters
-        summarise (the arm means are drawn again from the seed, exactly as :func:`~bai_lib.simulate`
-        drew them)."""
+        summarise (the arm means are the cell's fixed ones, or drawn again from the seed exactly as
+        :func:`~bai_lib.simulate` drew them)."""
         cells = self.cells()
         if config not in cells:
             raise ValueError(f"config {config!r} is not in store {self.path}")
@@ -456,12 +456,12 @@ class ResultStore:
                                  "complete the store")
             cell_rows = _concat(pd, [good[key].to_pandas() for key in sorted(good)])
         t = cell_rows
-        means = cell.prior.sample_means(cell.seed, cell.runs)
         d0 = t["delta0"].iloc[0]
         return SimulationResult.from_runs(
             algorithm=cell.algorithm, prior=cell.prior, noise_stds=np.asarray(cell.noise_stds),
             delta=cell.delta, delta0=None if np.isnan(d0) else float(d0), seed=cell.seed,
-            max_samples=int(t["max_samples"].iloc[0]), means=means, means_given=False,
+            max_samples=int(t["max_samples"].iloc[0]),
+            means=cell.plan(0, cell.runs).instance_means(), means_given=cell.means is not None,
             first_run=0, stopping_times=t["tau"].to_numpy(np.int64),
             recommendations=t["recommendation"].to_numpy(np.int64),
             stop_reasons=t["stop_reason"].to_numpy(str), seconds=t["seconds"].to_numpy(np.float64))
@@ -489,8 +489,8 @@ class ResultStore:
         Returns
         -------
         pandas.DataFrame
-            Columns ``config``, ``algorithm``, ``k``, ``delta``, ``prior``, ``noise``,
-            ``seed``, then the summary's ``n_runs``, ``avg``, ``max``, ``median``, ``q90``,
+            Columns ``config``, ``algorithm``, ``k``, ``delta``, ``prior``, ``means``
+            (``prior`` or the fixed means), ``noise``, ``seed``, then the summary's ``n_runs``, ``avg``, ``max``, ``median``, ``q90``,
             ``q99``, ``error``, ``n_errors``, ``error_lo``, ``error_hi``, ``n_censored``,
             ``stops_*`` and ``mean_seconds``; in the order of the cells' descriptions.
         """
@@ -502,13 +502,15 @@ class ResultStore:
                 if left_out is not None:
                     left_out[cid] = status
                 continue
+            cell = self._cell(cid, desc)
             res = self._result(cid, desc, cell_rows)
             rows.append({"config": cid, "algorithm": res.algorithm.label, "k": res.k,
                          "delta": res.delta, "prior": desc["prior_label"],
-                         "noise": noise_label(desc["noise_stds"]), "seed": res.seed,
+                         "means": cell.means_label, "noise": noise_label(cell.noise_stds),
+                         "seed": res.seed,
                          **res.summary(flat=True)})
-        rows.sort(key=lambda r: (r["algorithm"], r["k"], -r["delta"], r["prior"], r["noise"],
-                                 r["config"]))
+        rows.sort(key=lambda r: (r["algorithm"], r["k"], -r["delta"], r["prior"], r["means"],
+                                 r["noise"], r["config"]))
         return pd.DataFrame(rows)
 
     def incomplete(self) -> dict:

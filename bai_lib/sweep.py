@@ -14,16 +14,23 @@ Configuration (TOML)::
     runs = 10000           # required: runs per cell
     shard_runs = 1000      # optional: runs per shard (default 1000)
     max_samples = 1e7      # optional: censoring cap (default: each algorithm's own)
-    noise_std = 1.0        # optional: reward noise of every arm (default 1)
+    noise_std = 1.0        # optional: reward noise, one level (default 1); a list is per arm
 
     [grid]                 # the cells are every combination of these lists
     algorithm = ["elimination", {name = "elimination", delta0_factor = 1}, "ttts"]
     arms = [2, 10]         # standard Gaussian prior N(0, 1) per arm unless a prior is given
     delta = [0.1, 0.01]
     # prior = [{means = [0, 0], stds = [1, 2]}]   # optional; replaces the standard prior
+    # noise_std = [1.0, [0.5, 2.0]]   # optional: levels, each a number or one value per arm
+    # means = [[1.0, 0.0], [1.0, 0.9]]  # optional: fixed instances instead of prior draws
 
 An algorithm is a name of :data:`bai_lib.algorithms.ALGORITHMS` or a table with ``name`` and
-the options of its specification. Every key is checked; an error names the key and the value.
+the options of its specification. A fixed instance goes with the priors of its number of arms
+(the standard prior of that k when the grid names no prior or arms); every ``arms`` value,
+prior, instance and per-arm noise level must fit one another, or the grid is refused. Every
+key is checked; an error names the key and the value. Before any cell is built the size is
+checked: at most :data:`MAX_CELLS` cells and :data:`MAX_SHARDS` shards, a cell's rows must fit
+in memory to be summarised, and a configuration file is at most :data:`MAX_CONFIG_BYTES`.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import Optional
 import numpy as np
 
 from . import _validate as V
+from ._rng import RUN_MAX
 from .algorithms import ALGORITHMS, Algorithm
 from .cell import Cell, ConfigError
 from .priors import GaussianPrior
@@ -54,7 +62,14 @@ __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "
 DEFAULT_SHARD_RUNS = 1000
 
 _TOP_KEYS = {"seed", "runs", "shard_runs", "max_samples", "noise_std", "grid"}
-_GRID_KEYS = {"algorithm", "arms", "delta", "prior", "noise_std"}
+_GRID_KEYS = {"algorithm", "arms", "delta", "prior", "noise_std", "means"}
+#: Most cells in one sweep (each a directory of the store).
+MAX_CELLS = 100_000
+#: Most shard files in one sweep.
+MAX_SHARDS = 1_000_000
+#: Largest configuration file read, in bytes.
+MAX_CONFIG_BYTES = 1 << 20
+_SUMMARY_BYTES_PER_RUN = 256  # a row of the store in pandas (about 170 bytes) and its summary
 
 
 class ShardWarning(UserWarning):
@@ -100,12 +115,12 @@ def _checked(fn, key, value, *args):
         raise ConfigError(f"{key} = {value!r}: {e}") from None
 
 
-def _number(value, key, integer=False, minimum=None):
+def _number(value, key, integer=False, minimum=None, maximum=None):
     """TOML has no 1e7 integers: accept a float with an integral value where an int is due."""
-    if integer and isinstance(value, float) and value.is_integer():
+    if integer and isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
         value = int(value)
     if integer:
-        return _checked(V.integer, key, value, key, minimum)
+        return _checked(V.integer, key, value, key, minimum, maximum)
     return _checked(V.real, key, value, key)
 
 
@@ -150,6 +165,71 @@ def _prior(entry, key, arms) -> GaussianPrior:
         raise ConfigError(f"{key} = {entry!r}: {e}") from None
 
 
+def _values(grid, key):
+    """``grid[key]`` as a non-empty list."""
+    values = _as_list(grid[key])
+    if not values:
+        raise ConfigError(f"grid.{key} = []: give at least one value")
+    return values
+
+
+def _noise_levels(config, grid) -> list:
+    """The noise levels: each a float (every arm) or a tuple (one value per arm).
+
+    ``grid.noise_std`` lists levels, each a number or a per-arm list (``[1.0, [0.5, 2.0]]``);
+    the top-level ``noise_std`` is one level, so ``noise_std = [0.5, 2.0]`` is per arm."""
+    if "noise_std" in grid:
+        entries = [(f"grid.noise_std[{i}]", x) for i, x in enumerate(_values(grid, "noise_std"))]
+    else:
+        entries = [("noise_std", config.get("noise_std", 1.0))]
+    levels = []
+    for key, x in entries:
+        if isinstance(x, list):
+            if len(x) < 2:
+                raise ConfigError(f"{key} = {x!r}: a per-arm level lists one value per arm "
+                                  "(k >= 2); a single level is a number")
+            levels.append((key, tuple(_checked(V.positive, f"{key}[{j}]", _number(v, key), key)
+                                      for j, v in enumerate(x))))
+        else:
+            levels.append((key, _checked(V.positive, key, _number(x, key), key)))
+    return levels
+
+
+def _fixed_means(grid) -> list:
+    """``grid.means``: fixed instances, each a list of k >= 2 finite means."""
+    out = []
+    for i, m in enumerate(_values(grid, "means")):
+        key = f"grid.means[{i}]"
+        if not isinstance(m, list) or len(m) < 2:
+            raise ConfigError(f"{key} = {m!r}: an instance lists the mean of each arm (k >= 2)")
+        out.append(tuple(_number(x, f"{key}[{j}]") for j, x in enumerate(m)))
+    return out
+
+
+def _check_size(n_cells: int, runs: int, shard_runs: int, k_max: int) -> None:
+    """Refuse, before any cell is built, a sweep too large for this machine or this store."""
+    from .executor import available_memory, check_memory
+
+    if n_cells > MAX_CELLS:
+        raise ConfigError(f"grid: {n_cells:,} cells, more than {MAX_CELLS:,}; split the grid "
+                          "into several sweeps")
+    shards = n_cells * -(-runs // shard_runs)
+    if shards > MAX_SHARDS:
+        raise ConfigError(f"runs = {runs:,} with shard_runs = {shard_runs:,} makes {shards:,} "
+                          f"shard files, more than {MAX_SHARDS:,}; use fewer runs or larger "
+                          "shards")
+    avail = available_memory()
+    need = runs * _SUMMARY_BYTES_PER_RUN
+    if avail is not None and need > 0.8 * avail:
+        raise ConfigError(f"runs = {runs:,}: summarising a cell holds its rows in memory, about "
+                          f"{need / 2**30:,.1f} GiB, more than 80% of the "
+                          f"{avail / 2**30:,.1f} GiB available; use fewer runs per cell")
+    try:
+        check_memory(min(shard_runs, runs), k_max)  # one shard of the largest cell
+    except ValueError as e:
+        raise ConfigError(f"shard_runs = {shard_runs:,}: {e}") from None
+
+
 def parse_sweep(config: dict, source: str = "config") -> Sweep:
     """Build a :class:`Sweep` from a parsed TOML document (see the module docstring).
 
@@ -174,7 +254,7 @@ def _parse(config: dict) -> Sweep:
     seed = _number(config["seed"], "seed", integer=True, minimum=0)
     if seed > 2**64 - 1:
         raise ConfigError(f"seed = {seed}: must be below 2**64")
-    runs = _number(config["runs"], "runs", integer=True, minimum=1)
+    runs = _number(config["runs"], "runs", integer=True, minimum=1, maximum=RUN_MAX + 1)
     shard_runs = _number(config.get("shard_runs", DEFAULT_SHARD_RUNS), "shard_runs",
                          integer=True, minimum=1)
     cap = config.get("max_samples")
@@ -188,57 +268,101 @@ def _parse(config: dict) -> Sweep:
     for key in ("algorithm", "delta"):
         if key not in grid:
             raise ConfigError(f"grid.{key}: missing (required)")
-    if "arms" not in grid and "prior" not in grid:
-        raise ConfigError("grid.arms: missing (give grid.arms or grid.prior)")
+    if not {"arms", "prior", "means"} & set(grid):
+        raise ConfigError("grid.arms: missing (give grid.arms, grid.prior or grid.means)")
 
-    algos = [_algorithm(a, f"grid.algorithm[{i}]")
-             for i, a in enumerate(_as_list(grid["algorithm"]))]
-    deltas = []
-    for i, d in enumerate(_as_list(grid["delta"])):
-        key = f"grid.delta[{i}]"
-        d = _number(d, key)
-        deltas.append(_checked(V.confidence_level, key, d))
+    algorithms = _values(grid, "algorithm")
+    deltas = _values(grid, "delta")
+    noises = _noise_levels(config, grid)
+    instances = _fixed_means(grid) if "means" in grid else [None]
     arms_list = [None]
     if "arms" in grid:
         arms_list = [_number(a, f"grid.arms[{i}]", integer=True, minimum=2)
-                     for i, a in enumerate(_as_list(grid["arms"]))]
-    priors = []  # (prior, arms it belongs to)
+                     for i, a in enumerate(_values(grid, "arms"))]
+    n_priors = len(arms_list) * len(_values(grid, "prior")) if "prior" in grid else len(arms_list)
+    k_max = max([a for a in arms_list if a is not None]
+                + [len(m) for m in instances if m is not None] + [2])
     if "prior" in grid:
-        for arms in arms_list:
-            for i, p in enumerate(_as_list(grid["prior"])):
-                prior = _prior(p, f"grid.prior[{i}]", arms)
-                if arms is not None and prior.k != arms:
-                    continue  # a prior with explicit vectors belongs to its own k
-                priors.append(prior)
-        if not priors:
-            raise ConfigError(f"grid.prior = {grid['prior']!r}: no prior has k in grid.arms = "
-                              f"{grid.get('arms')!r}")
-    else:
-        priors = [GaussianPrior.standard(a) for a in arms_list]
-    noise_key = "grid.noise_std" if "noise_std" in grid else "noise_std"
-    noises = _as_list(grid.get("noise_std", config.get("noise_std", 1.0)))
-    noises = [_checked(V.positive, f"{noise_key}[{i}]" if len(noises) > 1 else noise_key,
-                       _number(x, noise_key), noise_key) for i, x in enumerate(noises)]
+        k_max = max([k_max] + [len(v) for p in _values(grid, "prior") if isinstance(p, dict)
+                               for v in p.values() if isinstance(v, list)])
+    _check_size(len(algorithms) * n_priors * len(noises) * len(deltas) * len(instances), runs,
+                shard_runs, k_max)
+
+    algos = [_algorithm(a, f"grid.algorithm[{i}]") for i, a in enumerate(algorithms)]
+    levels = []
+    for i, d in enumerate(deltas):
+        key = f"grid.delta[{i}]"
+        levels.append(_checked(V.confidence_level, key, _number(d, key)))
+    priors = _priors(grid, arms_list, instances)
 
     cells = []
     for spec in algos:
         for prior in priors:
-            for sigma in noises:
-                for delta in deltas:
-                    cells.append(Cell(spec, prior, (sigma,) * prior.k, delta, seed, runs, cap))
+            for m in instances:
+                if m is not None and len(m) != prior.k:
+                    continue  # an instance goes with the priors of its k (checked in _priors)
+                for key, sigma in noises:
+                    if isinstance(sigma, tuple) and len(sigma) != prior.k:
+                        raise ConfigError(f"{key} = {list(sigma)!r}: {len(sigma)} values, one "
+                                          f"per arm, but the grid has a prior with k = "
+                                          f"{prior.k}")
+                    stds = sigma if isinstance(sigma, tuple) else (sigma,) * prior.k
+                    for delta in levels:
+                        cells.append(Cell(spec, prior, stds, delta, seed, runs, cap, m))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
         raise ConfigError("grid: two cells are identical (a value is listed twice)")
     return Sweep(tuple(cells), shard_runs)
 
 
+def _priors(grid, arms_list, instances) -> list:
+    """The priors of the grid; each ``grid.arms`` value, prior and fixed instance must find a
+    partner of its k (nothing silently never runs)."""
+    if "prior" in grid:
+        entries = _values(grid, "prior")
+        priors, used = [], set()
+        for arms in arms_list:
+            found = False
+            for i, p in enumerate(entries):
+                prior = _prior(p, f"grid.prior[{i}]", arms)
+                if arms is None or prior.k == arms:  # a prior of explicit vectors has its k
+                    priors.append(prior)
+                    used.add(i)
+                    found = True
+            if not found:
+                raise ConfigError(f"grid.arms = {grid['arms']!r}: no prior of grid.prior has "
+                                  f"k = {arms}")
+        for i, p in enumerate(entries):
+            if i not in used:
+                raise ConfigError(f"grid.prior[{i}] = {p!r}: its k is not in grid.arms = "
+                                  f"{grid['arms']!r}")
+    elif arms_list != [None]:
+        priors = [GaussianPrior.standard(a) for a in arms_list]
+    else:  # fixed instances only: the standard prior of each instance's k
+        priors = [GaussianPrior.standard(k) for k in sorted({len(m) for m in instances})]
+    ks = {p.k for p in priors}
+    for i, m in enumerate(instances):
+        if m is not None and len(m) not in ks:
+            raise ConfigError(f"grid.means[{i}] = {list(m)!r}: {len(m)} arms, but the grid's "
+                              f"priors have k in {sorted(ks)}")
+    return priors
+
+
 def load_sweep(path: str | Path) -> Sweep:
     """Read and check a sweep configuration file (TOML)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)  # never more: a device or pipe may not end
     except OSError as e:
         raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; a sweep "
+                          "configuration is a few lines of TOML")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -403,7 +527,7 @@ def summary_table(store: ResultStore | str | Path, fmt: str = "text",
     V.choice(fmt, ("text", "csv", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     df = store.summary(left_out)
-    cols = ["config", "algorithm", "k", "delta", "prior", "noise", "n_runs", "avg", "median", "q90",
+    cols = ["config", "algorithm", "k", "delta", "prior", "means", "noise", "n_runs", "avg", "median", "q90",
             "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
     if df.empty:
         df = df.reindex(columns=cols)

@@ -75,6 +75,9 @@ def test_the_issue_config_gives_twelve_cells(tmp_path):
     assert len(sweep.shards()) == 12 * 10  # default 1000 runs per shard
 
 
+_GRID = "seed = 1\nruns = {runs}\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]\n"
+
+
 @pytest.mark.parametrize("text,needle", [
     ("seed = 1\nrun = 10\n[grid]\nalgorithm=['elimination']\narms=[2]\ndelta=[0.1]",
      "run: unknown key"),
@@ -100,6 +103,30 @@ def test_the_issue_config_gives_twelve_cells(tmp_path):
     ("seed = 1\nruns = 10\n[grid]\nalgorithm=['elimination', 'elimination']\narms=[2]\n"
      "delta=[0.1]", "two cells are identical"),
     ("seed = 1\nruns = [10\n", "not valid TOML"),
+    # bounded before any cell is built
+    (_GRID.format(runs="1e300"), "runs = 1e+300: runs must be an integer in [1, "),
+    (_GRID.format(runs="1000000000000"), "makes 1,000,000,000 shard files, more than"),
+    (_GRID.format(runs="10").replace("delta=[0.1]", "delta=[%s]" % ", ".join(
+        str(0.001 * (i + 1)) for i in range(500))).replace("arms=[2]", "arms=[%s]" % ", ".join(
+            str(i) for i in range(2, 250))), "grid: 124,000 cells, more than 100,000"),
+    # impossible grids are refused by name instead of running nothing or part of it
+    (_GRID.format(runs="10").replace("algorithm=['elimination']", "algorithm=[]"),
+     "grid.algorithm = []: give at least one value"),
+    (_GRID.format(runs="10").replace("delta=[0.1]", "delta=[]"), "grid.delta = []"),
+    (_GRID.format(runs="10") + "noise_std = []", "grid.noise_std = []"),
+    (_GRID.format(runs="10").replace("arms=[2]", "arms=[2, 3]") +
+     "prior = [{means=[0, 0], stds=[1, 2]}]", "grid.arms = [2, 3]: no prior of grid.prior has "
+     "k = 3"),
+    (_GRID.format(runs="10").replace("arms=[2]", "arms=[3]") +
+     "prior = [{means=0, stds=1}, {means=[0, 0], stds=[1, 2]}]",
+     "grid.prior[1] = {'means': [0, 0], 'stds': [1, 2]}: its k is not in grid.arms = [3]"),
+    ("noise_std = [0.5, 2.0]\n" + _GRID.format(runs="10").replace("arms=[2]", "arms=[3]"),
+     "noise_std = [0.5, 2.0]: 2 values, one per arm, but the grid has a prior with k = 3"),
+    (_GRID.format(runs="10") + "noise_std = [1.0, [0.5, 0]]", "grid.noise_std[1][1] = 0"),
+    (_GRID.format(runs="10") + "noise_std = [[2.0]]", "grid.noise_std[0] = [2.0]: a per-arm"),
+    (_GRID.format(runs="10") + "means = [[1.0, 0.0, 0.5]]",
+     "grid.means[0] = [1.0, 0.0, 0.5]: 3 arms, but the grid's priors have k in [2]"),
+    (_GRID.format(runs="10") + "means = [1.0, 0.0]", "grid.means[0] = 1.0: an instance lists"),
 ])
 def test_bad_configs_name_the_key_and_value(tmp_path, text, needle):
     with pytest.raises(ConfigError) as err:
@@ -107,6 +134,62 @@ def test_bad_configs_name_the_key_and_value(tmp_path, text, needle):
     msg = str(err.value)
     assert needle in msg and "sweep.toml" in msg
     assert "\n" not in msg  # one line
+
+
+@pytest.mark.parametrize("name,content", [("big.toml", "# " + "x" * (1 << 20)),
+                                          ("bad.toml", b"seed = 1\xff\n")])
+def test_a_config_file_is_refused_when_too_large_or_not_text(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ConfigError, match=f"{name}: (larger than 1 MiB|not UTF-8 text)"):
+        load_sweep(path)
+
+
+def test_a_device_that_never_ends_is_refused_not_read_forever():
+    with pytest.raises(ConfigError, match="/dev/zero: larger than 1 MiB"):
+        load_sweep("/dev/zero")
+
+
+def test_noise_levels_per_arm_and_fixed_instances_make_the_cells_simulate_would(tmp_path):
+    """noise_std = [0.5, 2.0] at the top is per arm (it made two cells of one level each);
+    grid.noise_std lists levels, each a number or per arm; grid.means fixes the instances."""
+    sweep = load_sweep(_write(tmp_path, "seed = 3\nruns = 30\nnoise_std = [0.5, 2.0]\n[grid]\n"
+                              "algorithm = ['ttucb']\narms = [2]\ndelta = [0.1]\n"))
+    assert [c.noise_stds for c in sweep.cells] == [(0.5, 2.0)]
+    sweep = load_sweep(_write(tmp_path, "seed = 3\nruns = 30\n[grid]\nalgorithm = ['ttucb']\n"
+                              "delta = [0.1]\nnoise_std = [1.0, [0.5, 2.0]]\n"
+                              "means = [[1.0, 0.0], [0.5, 0.0]]\n"))
+    assert sorted((c.prior.k, c.noise_stds, c.means) for c in sweep.cells) == [
+        (2, (0.5, 2.0), (0.5, 0.0)), (2, (0.5, 2.0), (1.0, 0.0)),
+        (2, (1.0, 1.0), (0.5, 0.0)), (2, (1.0, 1.0), (1.0, 0.0))]
+    with pytest.raises(ConfigError, match=r"grid.noise_std\[1\] = \[0.5, 2.0\]: 2 values"):
+        parse_sweep({"seed": 3, "runs": 30, "grid": {"algorithm": ["ttucb"], "delta": [0.1],
+                     "noise_std": [1.0, [0.5, 2.0]], "means": [[1.0, 0.9, 0.0]]}})
+    sweep = parse_sweep({"seed": 3, "runs": 30, "shard_runs": 7,
+                         "grid": {"algorithm": ["ttucb", "elimination"], "delta": [0.1],
+                                  "noise_std": [1.0, [0.5, 2.0]], "means": [[1.0, 0.0]]}})
+    store = run_sweep(sweep, tmp_path / "s", progress=False)
+    table = store.table()
+    for cell in sweep.cells:
+        res = simulate(cell.algorithm, cell.prior, np.asarray(cell.noise_stds), cell.delta,
+                       cell.runs, cell.seed, means=cell.means, progress=False)
+        rows = table[table["config"] == cell.id]
+        np.testing.assert_array_equal(rows["tau"].to_numpy(), res.stopping_times)
+        assert store.result(cell.id).summary(flat=True)["avg"] == res.summary(flat=True)["avg"]
+    summary = store.summary()
+    assert sorted(zip(summary["means"], summary["noise"])) == [
+        ("1, 0", "0.5, 2"), ("1, 0", "0.5, 2"), ("1, 0", "1"), ("1, 0", "1")]
+    assert "noise" in summary_table(store, "csv").splitlines()[0]
+
+
+def test_cells_drawing_their_means_keep_their_ids():
+    """A cell without fixed means is described without a means key, so its id (the store's
+    directory name) is the one earlier stores used."""
+    from bai_lib.algorithms import Elimination
+
+    cell = Cell(Elimination(), GaussianPrior.standard(2), (1.0, 1.0), 0.1, 7, 240, 2000000)
+    assert "means" not in cell.description() and cell.id == "84143d3293db"
+    assert Cell.from_description(cell.description()) == cell
 
 
 def test_cell_ids_are_stable_and_shard_size_free():
@@ -237,6 +320,11 @@ def test_cli_run_and_summary(tmp_path, capsys):
     (["sweep", "missing.toml", "--out", "X", "--scheduler", "tcp://1.2.3.4:1"],
      "--scheduler: needs --executor dask"),
     (["summary", "nowhere"], "no result store"),
+    (["run", "--algorithm", "elimination", "--option", "name=ttucb", "--arms", "2", "--delta",
+      "0.1", "--runs", "5", "--seed", "1", "--out", "X"],
+     "--option name=...: the algorithm is --algorithm elimination"),
+    (["run", "--algorithm", "elimination", "--arms", "2", "--delta", "0.1", "--runs",
+      "1000000000000", "--seed", "1", "--out", "X"], "1,000,000,000 shard files"),
 ])
 def test_cli_errors_are_one_line_naming_the_argument(tmp_path, capsys, monkeypatch, argv,
                                                       needle):
