@@ -57,9 +57,11 @@ class SimulationResult:
     recommendations : ndarray of int64
         Recommended arm (0-based).
     best_arms : ndarray of int64
-        ``argmax_i mu_i`` of the drawn instance.
+        ``argmax_i mu_i`` of the instance (the lowest index among exactly tied best arms).
     correct : ndarray of bool
-        ``recommendations == best_arms``.
+        Whether the recommended arm has the largest mean: ``recommendations == best_arms``,
+        except that with an exact tie between best arms (fixed ``means`` such as ``[1, 1, 0]``;
+        probability zero under a prior) recommending any of the tied arms is correct.
     means : ndarray, shape (n_runs, k)
         Arm means ``mu`` of each run: drawn from the prior (identical across algorithms for a
         seed), or the ``means`` given to :func:`simulate`.
@@ -108,9 +110,13 @@ class SimulationResult:
         best = np.argmax(means, axis=1).astype(np.int64)
         stop_reasons = np.asarray(stop_reasons, dtype=str)
         recommendations = np.asarray(recommendations, dtype=np.int64)
+        # correct: the recommended arm has the largest mean (with an exact tie, any of the tied
+        # best arms is; a tie has probability zero under a prior, and appears with fixed means)
+        rows = np.arange(recommendations.size)
+        correct = means[rows, recommendations] == means[rows, best]
         arrays = dict(
             stopping_times=np.asarray(stopping_times, dtype=np.int64),
-            recommendations=recommendations, best_arms=best, correct=recommendations == best,
+            recommendations=recommendations, best_arms=best, correct=correct,
             means=means, censored=stop_reasons == _k.STOP_REASON_NAMES[_k.STOP_CENSORED],
             stop_reasons=stop_reasons, seconds=np.asarray(seconds, dtype=np.float64),
             noise_stds=noise_stds)

@@ -99,7 +99,8 @@ def simulate(
     means : array_like, shape (k,) or (n_runs, k), optional
         Fixed arm means instead of draws from the prior (the frequentist setting, or instances
         drawn by the caller): one instance for every run, or one per run. Run ``r``'s rewards
-        and coin flips come from the same seeded stream as when the means are drawn.
+        and coin flips come from the same seeded stream as when the means are drawn. With an
+        exact tie between best arms (``[1, 1, 0]``) recommending any of them is correct.
     first_run : int
         Index of the first run: the call simulates runs ``first_run, ..., first_run + n_runs -
         1``. Run ``r`` depends only on ``(seed, r)``, so shards of runs simulated separately

@@ -58,7 +58,10 @@ def test_result_structure(algorithm):
     np.testing.assert_array_equal(res.stopping_times[res.censored] > 10**6 - 3, True)
     stops = set(res.stop_reasons[~res.censored])
     np.testing.assert_array_equal(res.best_arms, np.argmax(res.means, axis=1))
-    np.testing.assert_array_equal(res.correct, res.recommendations == res.best_arms)
+    best_mean = res.means.max(axis=1)
+    np.testing.assert_array_equal(
+        res.correct, res.means[np.arange(res.n_runs), res.recommendations] == best_mean)
+    np.testing.assert_array_equal(res.correct, res.recommendations == res.best_arms)  # no ties
     assert res.error_rate == pytest.approx(1 - res.correct.mean())
     assert np.all((res.recommendations >= 0) & (res.recommendations < 3))
     assert np.all(res.stopping_times >= 3)
@@ -552,6 +555,18 @@ def test_from_runs_derives_best_arm_correctness_and_censoring():
     assert list(res.runs) == [5, 6, 7]
     for a in (res.stopping_times, res.correct, res.censored, res.means, res.noise_stds):
         assert not a.flags.writeable
+
+
+def test_a_run_ending_on_an_exact_tie_between_best_arms_is_correct():
+    """means = [1, 1]: every run stops at indifference and either arm is a best arm (about
+    half the runs were counted as errors)."""
+    res = simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 200, seed=4,
+                   means=[1.0, 1.0], progress=False)
+    assert set(res.recommendations.tolist()) == {0, 1}  # both arms recommended ...
+    assert res.correct.all() and res.error_rate == 0.0  # ... and both are best
+    three = simulate("elimination", GaussianPrior.standard(3), 1.0, 0.1, 200, seed=4,
+                     means=[1.0, 0.0, 1.0], progress=False)
+    np.testing.assert_array_equal(three.correct, three.recommendations != 1)
 
 
 def test_one_binding_serves_one_level_or_many():
