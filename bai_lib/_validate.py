@@ -26,6 +26,15 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def mixed_sequence(value) -> bool:
+    """Whether ``value`` is a (nested) list or tuple holding a bool, ``None`` or a string, which
+    ``np.asarray`` would turn into numbers (``[0.0, True]`` becomes ``[0.0, 1.0]``)."""
+    if not isinstance(value, (list, tuple)):
+        return False
+    return any(_is_bool(v) or v is None or isinstance(v, (str, bytes)) or mixed_sequence(v)
+               for v in value)
+
+
 def choice(value, options, name):
     """``value`` if it is one of the strings ``options``."""
     if not isinstance(value, str) or value not in options:
@@ -73,8 +82,7 @@ def reals(value, name, *, positive=False, max_ndim=1):
              else "a scalar or a vector" if max_ndim == 1
              else f"an array of at most {max_ndim} dimensions")
     bad = ValueError(f"{name} must be {what} numbers ({shape}), got {value!r}")
-    if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and any(
-            _is_bool(v) or v is None or isinstance(v, (str, bytes)) for v in value)):
+    if isinstance(value, (str, bytes)) or mixed_sequence(value):
         raise bad  # np.asarray would turn [0.0, True] into [0.0, 1.0]
     try:
         raw = np.asarray(value)
@@ -140,6 +148,8 @@ def noise_stds(value, k=None, name="noise_stds"):
     repeated, a sequence must have length ``k``). The caller's array is never modified.
     """
     bad = ValueError(f"{name} must be a positive number or a sequence of them, got {value!r}")
+    if mixed_sequence(value):
+        raise bad
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):

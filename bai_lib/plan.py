@@ -45,7 +45,7 @@ def _fixed_means(means, n_runs, n_levels):
         raw = np.asarray(means)
     except (TypeError, ValueError):
         raise ValueError(f"means must be an array of real numbers, got {means!r}") from None
-    if raw.dtype.kind not in "iuf":  # no strings, bools, None or objects
+    if raw.dtype.kind not in "iuf" or V.mixed_sequence(means):  # no strings, bools, None
         raise ValueError(f"means must be an array of real numbers, got {means!r}")
     if raw.ndim in (1, 2) and raw.shape[-1] >= 1:
         check_memory(n_runs, raw.shape[-1], n_levels)  # before one instance becomes n_runs rows

@@ -2,7 +2,8 @@
 
 For each public function of the math and orchestration modules, each scalar or vector parameter
 is given, in turn, a string, a bool, NaN, a negative number (where the parameter must be
-positive) and a 2-d array (where it must be a scalar or a vector), the others staying valid.
+positive) and a 2-d array (where it must be a scalar or a vector), and each vector of means or
+noise levels a list holding a bool, the others staying valid.
 Every such call must raise ``ValueError`` whose message names the parameter; nothing is
 converted, clipped or returned as a number. Compiled scalar kernels (``glr_beta``,
 ``conf_factor``, ``ttucb_threshold``, ``first_indifference_round``, ``solve_oracle``) and the
@@ -24,7 +25,9 @@ H2 = GaussianPrior.standard(2)
 H3 = GaussianPrior(means=[0.0, 0.2, -0.1], stds=[1.0, 0.5, 2.0])
 
 STRING, BOOL, NAN, NEGATIVE, MATRIX = "string", "bool", "nan", "negative", "matrix"
-BAD = {STRING: "0.1", BOOL: True, NAN: math.nan, NEGATIVE: -0.5, MATRIX: np.ones((2, 2))}
+MIXED = "bool-inside"  # np.asarray([0.5, True]) is [0.5, 1.0]: the bool must not pass as 1
+BAD = {STRING: "0.1", BOOL: True, NAN: math.nan, NEGATIVE: -0.5, MATRIX: np.ones((2, 2)),
+       MIXED: [0.5, True]}
 SCALAR = (STRING, BOOL, NAN, MATRIX)          # any real scalar
 POSITIVE = SCALAR + (NEGATIVE,)               # a positive scalar
 VECTOR = (STRING, BOOL, NAN, MATRIX)          # a real vector (a scalar broadcasts)
@@ -117,7 +120,8 @@ ENTRY_POINTS = [
 
 CASES = [pytest.param(fn, kwargs, param, kind, id=f"{name}-{param}-{kind}")
          for name, fn, kwargs, params in ENTRY_POINTS
-         for param, kinds in params.items() for kind in kinds]
+         for param, kinds in params.items()
+         for kind in kinds + ((MIXED,) if param in ("noise_stds", "means") else ())]
 
 
 @pytest.mark.parametrize("fn, kwargs, param, kind", CASES)
