@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
@@ -44,7 +45,7 @@ def _jsonable(value, where):
     raise ConfigError(f"{where}: option value {value!r} cannot be stored in a sweep")
 
 
-def noise_label(noise_stds) -> str:
+def noise_label(noise_stds: Sequence[float]) -> str:
     """The noise of a cell for a table: ``1`` when every arm has noise 1, ``0.5, 2`` per arm."""
     values = [float(x) for x in noise_stds]
     if len(set(values)) == 1:

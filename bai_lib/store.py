@@ -54,6 +54,7 @@ from .result import SimulationResult
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
     import pandas as pd
+    import pyarrow
 
 __all__ = ["ResultStore", "ShardProblem", "Incomplete", "COLUMNS", "RUN_COLUMNS",
            "WALL_CLOCK_COLUMNS", "HASHED_COLUMNS", "MANIFEST_KEY", "content_hash",
@@ -70,7 +71,7 @@ WALL_CLOCK_COLUMNS = ("seconds", "shard_seconds")
 #: All columns of the store, in order.
 COLUMNS = CONFIG_COLUMNS + RUN_COLUMNS[1:] + ("shard_seconds",)
 
-#: Columns a shard's content hash covers: all but the wall-clock ones.
+#: Columns that a shard's content hash covers (all but the wall-clock ones).
 HASHED_COLUMNS = tuple(c for c in COLUMNS if c not in WALL_CLOCK_COLUMNS)
 #: Key of a shard's manifest in the Parquet file's metadata.
 MANIFEST_KEY = b"bai_lib.shard"
@@ -98,7 +99,7 @@ class Incomplete(NamedTuple):
     problems: tuple = ()
 
 
-def content_hash(table) -> str:
+def content_hash(table: "pyarrow.Table") -> str:
     """SHA-256 of a shard's values in the columns :data:`HASHED_COLUMNS` (names, types and
     bytes; the wall-clock columns excluded), as hex: the same runs give the same hash in
     any sweep, on any executor."""

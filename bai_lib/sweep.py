@@ -56,7 +56,8 @@ from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
 __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "run_sweep",
-           "summary_table", "ShardWarning", "DEFAULT_SHARD_RUNS"]
+           "summary_table", "ShardWarning", "DEFAULT_SHARD_RUNS", "MAX_CELLS", "MAX_SHARDS",
+           "MAX_CONFIG_BYTES"]
 
 #: Runs per shard when a configuration does not say.
 DEFAULT_SHARD_RUNS = 1000
