@@ -123,7 +123,8 @@ def ref_ebtc(state, mu, sigma, delta, beta, max_samples):
 
 
 def ref_ttts(state, mu, sigma, pm, ps, delta, beta, max_samples):
-    """Russo's TTTS with leader probability beta (beta != 1/2: the coin is uniform < beta)."""
+    """Russo's TTTS with leader probability beta (beta != 1/2: the coin is uniform < beta), its
+    challenger by re-drawing the posterior (the "resample" rule)."""
     k = mu.size
     sig2 = sigma**2
     stream = Stream(state, k)
@@ -234,7 +235,8 @@ def test_ttts_any_beta_matches_reference_run_for_run(case, beta):
     k = mu.size
     H = GaussianPrior(np.zeros(k), np.ones(k))
     n = 100 if k == 2 else 40
-    res = simulate(TTTS(beta=beta), H, sigma, 0.05, n, 14, means=mu, progress=False)
+    res = simulate(TTTS(beta=beta, challenger="resample"), H, sigma, 0.05, n, 14, means=mu,
+                   progress=False)
     ref = np.array([ref_ttts(st, mu, sigma, np.zeros(k), np.ones(k), 0.05, beta, 10**6)
                     for st in _states(14, n)])
     np.testing.assert_array_equal(res.stopping_times, ref[:, 0])

@@ -116,7 +116,7 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
         "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                True, False, False, NO),
         "ttts": lambda st: ttts.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
-                                      max_samples, False, NO),
+                                      max_samples, 0, NO),
         "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
                                         True, max_samples, NO),
     }
@@ -160,7 +160,7 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     sigma = np.ones(4)
     for r in range(5):
         tau, rec, cens, reason = ttts.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
-                                            np.ones(4), 1e-12, 0, 0.5, 20000, False, NO)
+                                            np.ones(4), 1e-12, 0, 0.5, 20000, 0, NO)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000
 

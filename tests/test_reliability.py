@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bai_lib import CensoringWarning, GaussianPrior, simulate
+from bai_lib import TTTS, CensoringWarning, GaussianPrior, simulate
 from bai_lib.algorithms import ALGORITHMS
 from bai_lib.executor import memory_needed
 
@@ -114,10 +114,14 @@ def test_progress_default_follows_the_terminal(monkeypatch):
 
 
 def test_default_cap_is_practical_for_slow_ttts():
-    """TTTS with k > 2 draws the posterior at every step (~1e5-1e6 samples/s): its default cap is
-    1e7 samples, so a censored run takes seconds, not the hour a 1e9 cap would."""
+    """TTTS with k > 2 and the re-drawing challengers draws the posterior up to a hundred times
+    a step (~1e5-1e6 samples/s): their default cap is 1e7 samples, so a censored run takes
+    seconds, not the hour a 1e9 cap would. The exact challenger (default) keeps 1e9."""
     H10 = GaussianPrior.standard(10)
-    assert simulate("ttts", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**7
+    for rule in ("resample", "released"):
+        spec = TTTS(challenger=rule)
+        assert simulate(spec, H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**7
+    assert simulate("ttts", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
     assert simulate("ttts", H2, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
     assert simulate("ttucb", H10, 1.0, 0.1, 2, 1, progress=False).max_samples == 10**9
     assert simulate("ttts", H10, 1.0, 0.1, 2, 1, max_samples=500, progress=False).max_samples == 500

@@ -443,8 +443,8 @@ def test_dask_default_local_cluster(straight, tmp_path):
 
 def test_the_example_grid_parses():
     sweep = load_sweep(Path(__file__).resolve().parents[1] / "examples" / "sweep_grid.toml")
-    assert len(sweep.cells) == 36 and sweep.total_runs == 360_000
-    assert {c.algorithm.name for c in sweep.cells} == {"elimination", "noelim", "ttucb"}
+    assert len(sweep.cells) == 48 and sweep.total_runs == 480_000
+    assert {c.algorithm.name for c in sweep.cells} == {"elimination", "noelim", "ttts", "ttucb"}
 
 
 def test_a_restart_removes_what_a_killed_writer_left(tmp_path):

@@ -18,7 +18,7 @@ specification, option      as printed in the paper        as in the released cod
 ``Elimination.recommend``  ``"uniform"`` (default)        ``"uniform"``
 ``NoElim.recommend``       ``"uniform"`` (default)        ``"empirical_best"``
 ``Elimination/NoElim``     ``delta0_factor=4`` (default)  4 (Experiment 1, 3), 1 (Experiment 2)
-``TTTS.challenger``        (not specified)                ``"released"``; default ``"resample"``
+``TTTS.challenger``        (not specified)                ``"released"``; default ``"exact"``
 ``TTUCB.threshold``        ``"printed"``: ``√c``          ``"released"``: ``√(2c)`` (default)
 ``TTUCB.log_term``         ``"printed"``: ``log(t/2)``    ``"released"``: ``log((t-1)/2)`` (default)
 ``TTUCB.sampling``         (not specified)                ``"released"`` (default)
