@@ -125,7 +125,7 @@ def _verified(path: Path, config: str, first: int, stop: int, runs: int):
     try:
         table = pq.read_table(path)
     except (OSError, ValueError, pa.ArrowException) as err:
-        return None, f"not readable as Parquet ({str(err).splitlines()[0][:120]})"
+        return None, f"not readable as Parquet ({type(err).__name__}: damaged, or not Parquet)"
     raw = (table.schema.metadata or {}).get(MANIFEST_KEY)
     if raw is None:
         return None, "no manifest (not written by this store)"
