@@ -491,8 +491,8 @@ class ResultStore:
         -------
         pandas.DataFrame
             Columns ``config``, ``algorithm``, ``k``, ``delta``, ``prior``, ``means``
-            (``prior`` or the fixed means), ``noise``, ``seed``, then the summary's ``n_runs``, ``avg``, ``max``, ``median``, ``q90``,
-            ``q99``, ``error``, ``n_errors``, ``error_lo``, ``error_hi``, ``n_censored``,
+            (``prior`` or the fixed means), ``noise``, ``seed``, then the summary's
+            ``n_runs``, ``avg``, ``max``, ``median``, ``q90``, ``q99``, ``error``, ``n_errors``, ``error_lo``, ``error_hi``, ``n_censored``,
             ``stops_*`` and ``mean_seconds``; in the order of the cells' descriptions.
         """
         pd = _scale_import("pandas")

@@ -528,8 +528,8 @@ def summary_table(store: ResultStore | str | Path, fmt: str = "text",
     V.choice(fmt, ("text", "csv", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     df = store.summary(left_out)
-    cols = ["config", "algorithm", "k", "delta", "prior", "means", "noise", "n_runs", "avg", "median", "q90",
-            "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
+    cols = ["config", "algorithm", "k", "delta", "prior", "means", "noise", "n_runs", "avg",
+            "median", "q90", "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
     if df.empty:
         df = df.reindex(columns=cols)
     else:

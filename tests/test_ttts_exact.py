@@ -1,5 +1,5 @@
-"""TTTS's exact challenger (bai_lib.algorithms.ttts.exact_challenger): Russo's rule, the argmax of
-a posterior draw given that it differs from the leader, sampled without a rejection loop.
+"""TTTS's exact challenger (bai_lib.algorithms.challenger): Russo's rule, the argmax of a
+posterior draw given that it differs from the leader, sampled without a rejection loop.
 
 Checked in law against re-drawing the posterior (chi-square on challenger frequencies) where
 re-drawing is feasible, against the probabilities computed by quadrature where the posterior is
@@ -13,14 +13,14 @@ from numba import njit
 from scipy import integrate, special, stats
 
 from bai_lib import GaussianPrior, TTTS, _rng, simulate
-from bai_lib.algorithms import ttts
+from bai_lib.algorithms import challenger as ch
 
 
 @njit
 def _challengers(state, pmean, psd, leader, n, zb, meta, pw, zs, cum, dirty):
     out = np.empty(n, dtype=np.int64)
     for r in range(n):
-        out[r] = ttts.exact_challenger(state, pmean, psd, leader, zb, meta, pw, zs, cum,
+        out[r] = ch.exact_challenger(state, pmean, psd, leader, zb, meta, pw, zs, cum,
                                        dirty)[0]
         meta[2] = r % 3 == 0  # the leader "sampled" now and then: weights recomputed whole
     return out
@@ -29,7 +29,7 @@ def _challengers(state, pmean, psd, leader, n, zb, meta, pw, zs, cum, dirty):
 def _exact(pmean, psd, leader, n, seed=5):
     pmean, psd = np.asarray(pmean, float), np.asarray(psd, float)
     return _challengers(_rng.seed_state(seed, 0, 1), pmean, psd, leader, n,
-                        *ttts.challenger_workspace(pmean.size))
+                        *ch.challenger_workspace(pmean.size))
 
 
 def _argmax_probabilities(pmean, psd):
@@ -110,13 +110,13 @@ def test_exact_challenger_in_the_far_tail_uses_logs():
 
 @pytest.mark.parametrize("a", [-1.0, 0.0, 0.29, 0.31, 2.0, 12.0])
 def test_std_normal_above_is_the_truncated_normal(a):
-    zb, meta = ttts.challenger_workspace(2)[:2]
+    zb, meta = ch.challenger_workspace(2)[:2]
 
     @njit
     def draw(state, n, zb, meta):
         out = np.empty(n)
         for i in range(n):
-            out[i] = ttts.std_normal_above(state, zb, meta, a)
+            out[i] = ch.std_normal_above(state, zb, meta, a)
         return out
 
     x = draw(_rng.seed_state(3, 0, 1), 20_000, zb, meta)
@@ -126,7 +126,7 @@ def test_std_normal_above_is_the_truncated_normal(a):
 
 def test_log_ndtr_matches_scipy_across_the_lower_tail():
     z = np.concatenate([np.linspace(-300, -25, 400), np.linspace(-25, 8, 400)])
-    ours = np.array([ttts.log_ndtr(x) for x in z])
+    ours = np.array([ch.log_ndtr(x) for x in z])
     np.testing.assert_allclose(ours, special.log_ndtr(z), rtol=1e-13, atol=1e-300)
 
 
@@ -140,6 +140,17 @@ def test_exact_and_capped_redrawing_give_the_same_stopping_times():
     a, b = (runs[c].stopping_times for c in ("exact", "resample"))
     assert stats.ks_2samp(a, b).pvalue > 1e-3
     assert runs["exact"].error_rate <= 0.01 and runs["resample"].error_rate <= 0.01
+
+
+def test_a_buffer_holds_a_whole_step_at_any_number_of_arms():
+    """A step takes 2k normals at once (leader and plain draw): 10,000 arms need more than the
+    default buffer of 1024 (reads past its end went unchecked in compiled code)."""
+    for k in (3, 600, 10_000):
+        zb, meta = ch.challenger_workspace(k)[:2]
+        assert zb.size >= 2 * k + 2 and meta[ch.Z_POS] == zb.size  # empty: filled on use
+    res = simulate(TTTS(), GaussianPrior.standard(700), 1.0, 0.1, 2, 3, max_samples=3000,
+                   means=np.r_[1.0, np.zeros(699)], progress=False)
+    assert (res.stopping_times <= 3000).all()
 
 
 def test_the_exact_rule_is_the_default_and_lifts_the_ten_million_cap():
@@ -158,16 +169,16 @@ def test_cached_weights_are_refreshed_for_the_arms_marked_dirty():
     psd = np.array([0.1, 0.2, 0.15, 0.3])
 
     def run(mark, fresh):
-        work = ttts.challenger_workspace(4)
+        work = ch.challenger_workspace(4)
         state = _rng.seed_state(9, 0, 1)
-        ttts.exact_challenger(state, pmean, psd, 0, *work)  # caches the weights of leader 0
+        ch.exact_challenger(state, pmean, psd, 0, *work)  # caches the weights of leader 0
         moved = pmean.copy()
         moved[3] = 0.95  # arm 3 moves up: its weight grows about tenfold
         if fresh:
             work[1][1] = -1  # no cached weights (the normal buffer stays as it is)
         elif mark:
             work[5][3] = 1
-        return [ttts.exact_challenger(state, moved, psd, 0, *work)[0] for _ in range(2000)]
+        return [ch.exact_challenger(state, moved, psd, 0, *work)[0] for _ in range(2000)]
 
     assert run(mark=True, fresh=False) == run(mark=False, fresh=True)
     assert run(mark=False, fresh=False) != run(mark=False, fresh=True)  # stale without the mark

@@ -6,8 +6,8 @@ threshold :func:`bai_lib.stopping.glr_beta` (the paper's appendix: Chernoff's ru
 deterministic top-two rules, TTUCB and EB-TC, are in :mod:`bai_lib.algorithms.top_two`.
 
 Russo's challenger, the argmax of a posterior draw given that it differs from the leader, is
-sampled exactly by :func:`exact_challenger` (a union sampler over the events "arm j beats the
-leader") at a cost that does not grow as the posterior concentrates; re-drawing the posterior
+sampled exactly by :func:`~bai_lib.algorithms.challenger.exact_challenger` (a union sampler
+over the events "arm j beats the leader") at a cost that does not grow as the posterior concentrates; re-drawing the posterior
 until its argmax changes needs about ``1/P(argmax ≠ leader)`` draws, hundreds near the end of a
 run. On ten arms the exact rule simulates about 65 times as many samples per second as the
 capped re-drawing one (``benchmarks/bench_simulators.py``).
@@ -25,16 +25,16 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
-from .._rng import fill_normal, next_u64, std_normal, uniform
+from .._rng import next_u64, std_normal, uniform
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
                        first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
 from ..priors import GaussianPrior
 from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
 from .base import Algorithm, Bound, gap_cost
+from .challenger import Z_POS, exact_challenger, new_workspace, note_sampled, refill_normals
 
-__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "exact_challenger", "challenger_workspace",
-           "std_normal_above", "log_ndtr", "TTTS_MAX_RESAMPLE", "POSTERIOR_BUFFER", "CHALLENGERS"]
+__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "TTTS_MAX_RESAMPLE", "CHALLENGERS"]
 
 #: Number of posterior re-draws the ``"resample"`` challenger tries (``k > 2``).
 TTTS_MAX_RESAMPLE = 100
@@ -67,214 +67,6 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
                 best_val = v
                 best = i
     return best
-
-
-_SQRT_HALF = math.sqrt(0.5)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-@njit(cache=True, nogil=True)
-def log_ndtr(z: float) -> float:
-    """``log Φ(z)`` of the standard normal distribution function, accurate to a few ulps in
-    relative terms also far in the lower tail (where ``Φ`` underflows) and near 0 above
-    (``log1p`` of the upper tail for ``z > 0``): ``erfc`` down to ``z = -30``, the asymptotic series of Mills' ratio with six terms below (relative error
-    under ``1e-14`` there)."""
-    if z > 0.0:
-        return math.log1p(-0.5 * math.erfc(z * _SQRT_HALF))
-    if z > -30.0:
-        return math.log(0.5 * math.erfc(-z * _SQRT_HALF))
-    r = 1.0 / (z * z)
-    series = 1.0 + r * (-1.0 + r * (3.0 + r * (-15.0 + r * (105.0 + r * (-945.0 + r * 10395.0)))))
-    return -0.5 * z * z - math.log(-z) - _LOG_SQRT_2PI + math.log(series)
-
-
-#: Standard normals drawn at a time for the ``"exact"`` rule's posterior draws.
-POSTERIOR_BUFFER = 1024
-
-# The helpers of the exact challenger take arrays and call other compiled functions; numba then
-# keeps reference-count operations on the arrays at every call (numba issue #2345), which cost
-# more than the helpers' work. They allocate nothing, so they are compiled without the runtime:
-# the exact challenger takes 76 ns instead of 217 ns with cached weights (ten arms).
-_LEAF = dict(cache=True, nogil=True, _nrt=False)
-_Z_POS, _W_LEADER, _W_STALE = 0, 1, 2  # the slots of a workspace's ``meta``
-
-
-def challenger_workspace(k: int) -> tuple:
-    """The arrays :func:`exact_challenger` works in for ``k`` arms: a buffer of standard normals
-    (empty: the first draw fills it), its bookkeeping (``meta``: buffer position, leader of the
-    cached weights or -1, whether the leader moved since), the cached weights ``p_j`` and their
-    arguments ``z_j``, their cumulative sums, and the flags of the arms sampled since the
-    weights were computed."""
-    return _workspace(V.integer(k, "k", 2), POSTERIOR_BUFFER)
-
-
-@njit(cache=True, nogil=True)
-def _workspace(k, n_buffer):
-    """:func:`challenger_workspace` inside compiled code, with a buffer of ``n_buffer``."""
-    meta = np.zeros(3, dtype=np.int64)
-    meta[_Z_POS] = n_buffer
-    meta[_W_LEADER] = -1
-    return (np.empty(n_buffer), meta, np.zeros(k), np.zeros(k), np.zeros(k),
-            np.zeros(k, dtype=np.uint8))
-
-
-@njit(**_LEAF)
-def _refill(state, zb, meta, need):
-    """Make sure ``need`` normals are left in the buffer (refilling it whole, the rest unused).
-
-    Call sites test ``meta[0] + need > zb.size`` first: a call that passes arrays costs
-    reference counting, tens of nanoseconds, too much for every variate."""
-    if meta[_Z_POS] + need > zb.size:
-        fill_normal(state, zb)
-        meta[_Z_POS] = 0
-
-
-@njit(**_LEAF)
-def std_normal_above(state: np.ndarray, zb: np.ndarray, meta: np.ndarray, a: float) -> float:
-    """A standard normal variate conditioned to exceed ``a``, exactly, at bounded cost: plain
-    rejection for ``a < 0.3`` (acceptance above 38%), else Robert's (1995) translated
-    exponential proposal with the optimal rate (acceptance above 75% for every ``a``).
-    ``zb, meta``: a workspace's normal buffer (:func:`challenger_workspace`)."""
-    if a < 0.3:
-        while True:
-            if meta[_Z_POS] + 1 > zb.size:
-                _refill(state, zb, meta, 1)
-            z = zb[meta[_Z_POS]]
-            meta[_Z_POS] += 1
-            if z > a:
-                return z
-    lam = 0.5 * (a + math.sqrt(a * a + 4.0))
-    while True:
-        z = a - math.log(1.0 - uniform(state)) / lam
-        h = 0.5 * (z - lam) * (z - lam)
-        u = uniform(state)
-        if u < 1.0 - h or u < math.exp(-h):  # 1 - h <= exp(-h): most accept without exp
-            return z
-
-
-@njit(**_LEAF)
-def _weights(pmean, psd, leader, pw, zs, cum, dirty, meta):
-    """Fill ``cum`` with the cumulative weights ``p_j = Φ(z_j)``, ``j ≠ leader``, and return
-    ``(total, log scale)``.
-
-    A weight below the resolution of the sum (``2^-54`` of the largest, which adding to the sum
-    leaves unchanged) is taken as 0 and costs no ``erfc``: Mills' ratio bounds
-    ``φ(z)|z|/(z²+1) ≤ Φ(z) ≤ φ(z)/|z|`` (``z < 0``) give
-    ``Φ(z_j)/Φ(z_top) ≤ 2 exp(-(z_j² - z_top²)/2) ≤ 2^-54`` once ``z_j² > z_top² + 76.5``
-    (``z_j < z_top < -1``), and ``Φ(z_j) < 2^-54 Φ(-1)`` for ``z_j < -8.6`` when ``z_top ≥ -1``.
-    ``z_j`` and ``p_j`` are cached for the leader: only the arms sampled since are recomputed
-    (all of them after the leader itself was sampled). When even the largest ``z_j`` is below
-    ``-30`` the weights are taken relative to it, in logs (not cached)."""
-    k = pmean.size
-    m_l = pmean[leader]
-    v_l = psd[leader] * psd[leader]
-    if meta[_W_LEADER] != leader or meta[_W_STALE] != 0:
-        for j in range(k):  # branch-free, so that the compiler vectorises it
-            zs[j] = (pmean[j] - m_l) / math.sqrt(psd[j] * psd[j] + v_l)
-            pw[j] = -1.0  # to compute
-    else:
-        for j in range(k):
-            if dirty[j] != 0:
-                zs[j] = (pmean[j] - m_l) / math.sqrt(psd[j] * psd[j] + v_l)
-                pw[j] = -1.0
-    z_top = _NEG_INF
-    for j in range(k):
-        dirty[j] = 0
-        if j != leader and zs[j] > z_top:
-            z_top = zs[j]
-    if z_top < -30.0:
-        meta[_W_LEADER] = -1  # nothing cached
-        log_top = log_ndtr(z_top)
-        total = 0.0
-        for j in range(k):
-            if j != leader:
-                total += math.exp(log_ndtr(zs[j]) - log_top)
-            cum[j] = total
-        return total, log_top
-    cut = -math.sqrt(z_top * z_top + 76.5) if z_top < -1.0 else -8.6
-    total = 0.0
-    for j in range(k):
-        if j != leader:
-            if zs[j] < cut:
-                pw[j] = 0.0
-            elif pw[j] <= 0.0:  # new, or skipped before the largest weight fell
-                pw[j] = 0.5 * math.erfc(-zs[j] * _SQRT_HALF)
-            total += pw[j]
-        cum[j] = total
-    meta[_W_LEADER] = leader
-    meta[_W_STALE] = 0
-    return total, 0.0
-
-
-@njit(**_LEAF)
-def exact_challenger(state: np.ndarray, pmean: np.ndarray, psd: np.ndarray, leader: int,
-                     zb: np.ndarray, meta: np.ndarray, pw: np.ndarray, zs: np.ndarray,
-                     cum: np.ndarray, dirty: np.ndarray) -> tuple[int, float]:
-    """Russo's challenger, ``argmax θ`` given ``argmax θ ≠ leader`` for ``θ ~ N(pmean, psd²)``
-    (independent arms), sampled exactly without a rejection loop that lengthens as the posterior
-    concentrates.
-
-    The event ``A = {argmax θ ≠ leader}`` is the union over ``j ≠ leader`` of
-    ``A_j = {θ_j > θ_leader}``, each of probability ``p_j = Φ((m_j − m_l) / √(s_j² + s_l²))``.
-    A proposal picks ``j`` with probability ``p_j / Σ p``, draws ``θ`` from the posterior
-    conditioned on ``A_j`` (the difference ``θ_j − θ_leader`` from a truncated normal,
-    :func:`std_normal_above`, then ``θ_leader`` given it, the other arms free), and is accepted
-    with probability ``1 / c``, ``c`` the number of arms above ``θ_leader``: the proposal
-    density is the posterior's times ``c / Σ p``, so an accepted ``θ`` has the law of the
-    posterior given ``A`` (the union sampler of Karp, Luby and Madras, 1989). A proposal is
-    accepted with probability ``P(A) / Σ p ≥ 1 / (k − 1)``, close to 1 once the leader is
-    nearly certain.
-
-    Parameters
-    ----------
-    state : uint64[4]
-        Generator state.
-    pmean, psd : float64[k]
-        Posterior means and standard deviations.
-    leader : int
-    zb, meta, pw, zs, cum, dirty
-        A workspace (:func:`challenger_workspace`). A caller that changes ``pmean[a]`` or
-        ``psd[a]`` between two calls sets ``dirty[a] = 1``, and ``meta[2] = 1`` when ``a`` is
-        the leader of the cached weights, ``meta[1]``.
-
-    Returns
-    -------
-    challenger : int
-    weight : float
-        ``Σ_j p_j``, an upper bound on ``P(A)`` (it can underflow to 0).
-    """
-    k = pmean.size
-    total, log_scale = _weights(pmean, psd, leader, pw, zs, cum, dirty, meta)
-    m_l = pmean[leader]
-    v_l = psd[leader] * psd[leader]
-    while True:
-        u = uniform(state) * total
-        j = 0
-        while cum[j] <= u or j == leader:
-            j += 1
-        v_j = psd[j] * psd[j]
-        v_d = v_l + v_j
-        sd_d = math.sqrt(v_d)
-        mu_d = pmean[j] - m_l
-        d = mu_d + sd_d * std_normal_above(state, zb, meta, -mu_d / sd_d)  # θ_j − θ_l > 0
-        if meta[_Z_POS] + k + 1 > zb.size:
-            _refill(state, zb, meta, k + 1)
-        pos = meta[_Z_POS]
-        meta[_Z_POS] = pos + k + 1  # zb[pos] for θ_leader, zb[pos + 1 + i] for arm i
-        x_l = m_l - (v_l / v_d) * (d - mu_d) + math.sqrt(v_l * v_j / v_d) * zb[pos]
-        best = j
-        best_val = x_l + d
-        count = 1
-        for i in range(k):
-            if i != leader and i != j:
-                x = pmean[i] + psd[i] * zb[pos + 1 + i]
-                if x > x_l:
-                    count += 1
-                    if x > best_val:
-                        best_val = x
-                        best = i
-        if count == 1 or uniform(state) * count < 1.0:
-            return best, total * math.exp(log_scale)
 
 
 @njit(cache=True, nogil=True)
@@ -321,7 +113,8 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
       of a posterior draw given that it differs from the leader, sampled exactly
       at bounded cost: one plain posterior draw is tried while the last computed
       bound ``Σ_j p_j`` on the probability that a draw's argmax differs from the
-      leader is above 1/4, then :func:`exact_challenger`. Trying a plain draw
+      leader is above 1/4, then
+      :func:`~bai_lib.algorithms.challenger.exact_challenger`. Trying a plain draw
       first keeps the law exact (an accepted draw has the target law, and the
       choice to try depends only on past steps).
     * ``k > 2``, ``challenger = 2`` (``"released"``): the challenger is the argmax,
@@ -402,7 +195,7 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
     psd = np.empty(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
     exact = k > 2 and challenger == 0
-    zb, meta, pw, zs, cum, dirty = _workspace(k, POSTERIOR_BUFFER if exact else 0)
+    zb, meta, pw, zs, cum, dirty = new_workspace(k, exact)
     try_plain = True
     pos = first_round(state, mu, sigma, sig2, buf, S, N, mh, v)
     for i in range(k):
@@ -458,9 +251,9 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
             leader = _posterior_draw_argmax(state, pmean, psd)
             arm = leader if coin else 1 - leader
         elif exact:
-            if meta[_Z_POS] + 2 * k > zb.size:
-                _refill(state, zb, meta, 2 * k)
-            zp = meta[_Z_POS]
+            if meta[Z_POS] + 2 * k > zb.size:
+                refill_normals(state, zb, meta, 2 * k)
+            zp = meta[Z_POS]
             leader = 0
             top = _NEG_INF
             for i in range(k):  # the leader: argmax of a posterior draw
@@ -478,7 +271,7 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
                         top = x
                         arm = i
                 zp += k
-            meta[_Z_POS] = zp
+            meta[Z_POS] = zp
             if not coin:
                 if arm == leader:
                     arm, weight = exact_challenger(state, pmean, psd, leader, zb, meta, pw, zs,
@@ -519,9 +312,7 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
             prec = prior_prec[arm] + N[arm] / sig2[arm]
             pmean[arm] = (prior_num[arm] + S[arm] / sig2[arm]) / prec
             psd[arm] = 1.0 / math.sqrt(prec)
-            dirty[arm] = 1  # the exact challenger's cached weight of this arm is stale
-            if arm == meta[_W_LEADER]:
-                meta[_W_STALE] = 1
+            note_sampled(arm, dirty, meta)  # the exact challenger's cached weights
         t += 1
 
 
