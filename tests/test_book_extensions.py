@@ -39,6 +39,20 @@ def test_header_rows_and_spans_make_the_labels_and_narrow_tables_stay_tables():
     assert book_fixes.label_table_cells(narrow) == narrow
 
 
+def test_formulas_in_headings_become_plain_text_labels():
+    """A data-label is shown by CSS, where MathJax never runs: a heading "avg $\\tau$" gave
+    the label "avg \\(\\tau\\)" on a phone."""
+    table = ('<table><thead><tr><th>algorithm</th>'
+             '<th><span class="math notranslate nohighlight">\\(\\Delta_0\\)</span> factor</th>'
+             '<th>avg <span class="math notranslate nohighlight">\\(\\tau\\)</span></th>'
+             '</tr></thead><tbody><tr><td>Alg. 1</td><td>4</td><td>8,991</td></tr></tbody></table>')
+    fixed = book_fixes.label_table_cells(table)
+    assert '<td data-label="Δ_0 factor">4</td>' in fixed
+    assert '<td data-label="avg τ">8,991</td>' in fixed
+    assert fixed.count('<span class="math notranslate nohighlight">') == 2  # the heading keeps them
+    assert book_fixes.tex_to_text("\\(\\frac{\\delta}{4L(\\bH)}\\)") == "δ/4L(H)"
+
+
 def test_only_the_hidden_top_bar_loses_its_sidebar_buttons():
     page = ('<header id="pst-header" class="bd-header">'
             '<button class="pst-navbar-icon sidebar-toggle primary-toggle" aria-label="Site navigation">'

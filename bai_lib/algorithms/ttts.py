@@ -325,7 +325,7 @@ class TTTS(Algorithm):
     challenger : {"exact", "resample", "released"}
         For ``k > 2``. ``"exact"`` (default): Russo's rule, the argmax of a posterior draw given
         that it differs from the leader, sampled exactly at a cost that does not grow as the
-        posterior concentrates (:func:`~bai_lib.algorithms.ttts.exact_challenger`).
+        posterior concentrates (:func:`~bai_lib.algorithms.challenger.exact_challenger`).
         ``"resample"``: the same rule by re-drawing the posterior, at most
         :data:`~bai_lib.algorithms.ttts.TTTS_MAX_RESAMPLE` times, then the arm most likely to
         beat the leader (:func:`~bai_lib.algorithms.ttts.ttts_levels_run`); it differs from

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -48,11 +49,34 @@ def drop_hidden_header_toggles(html: str) -> str:
     return _HEADER.sub(lambda m: _HEADER_TOGGLE.sub("", m.group(0)), html)
 
 
+_TEX_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ", "varepsilon": "ε",
+    "epsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+    "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "bH": "H", "le": "≤", "leq": "≤",
+    "ge": "≥", "geq": "≥", "ne": "≠", "approx": "≈", "infty": "∞", "times": "×", "pm": "±",
+    "cdot": "·", "log": "log", "max": "max", "min": "min",
+}
+
+
+def tex_to_text(tex: str) -> str:
+    """A formula of a heading as plain text for a ``data-label`` (which CSS shows as text,
+    where MathJax never renders): delimiters dropped, Greek letters and common symbols as
+    characters, ``\\frac{a}{b}`` as ``a/b``, other commands and braces removed."""
+    s = re.sub(r"^\s*(\\\(|\\\[|\$\$?)|(\\\)|\\\]|\$\$?)\s*$", "", tex)
+    s = re.sub(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", s)
+    s = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), ""), s)
+    s = re.sub(r"\\[,;:! ]", " ", s).replace("{", "").replace("}", "")
+    return " ".join(s.split())
+
+
 def _column_labels(table) -> list[str]:
     """Heading of each column: the texts of the header rows above it, joined by " · "
-    (a cell spanning several columns heads each of them)."""
+    (a cell spanning several columns heads each of them); formulas as plain text."""
     labels: list[list[str]] = []
     head = table.find("thead")
+    head = copy.copy(head) if head else None  # the table's own heading keeps its formulas
+    for math in head.select("span.math") if head else []:
+        math.replace_with(tex_to_text(math.get_text()))
     for row in head.find_all("tr") if head else []:
         col = 0
         for cell in row.find_all(["th", "td"]):
