@@ -150,6 +150,11 @@ def _verified(path: Path, config: str, first: int, stop: int, runs: int):
     return table, None
 
 
+def _rows(pd, shards):
+    """The verified shards ``{(first, stop): pyarrow.Table}`` of a cell as one sorted table."""
+    return _concat(pd, [shards[key].to_pandas() for key in sorted(shards)])
+
+
 def _concat(pd, frames):
     """Frames of verified shards as one table sorted by configuration and run."""
     out = pd.concat(frames, ignore_index=True)
@@ -440,10 +445,10 @@ class ResultStore:
                               "restore the file or remove its directory")
         return cell
 
-    def _result(self, config: str, description: dict, cell_rows=None):
+    def _result(self, config: str, description: dict, cell_rows=None, cell=None):
         """:meth:`result` for a cell whose description has been read already (and, from
-        :meth:`summary`, whose verified rows have been read too)."""
-        cell = self._cell(config, description)
+        :meth:`summary`, whose verified rows and :class:`~bai_lib.cell.Cell` too)."""
+        cell = self._cell(config, description) if cell is None else cell
         if cell_rows is None:
             pd = _scale_import("pandas")
             good, problems = self._read_cell(config, cell.runs)
@@ -455,7 +460,7 @@ class ResultStore:
                 raise ValueError(f"config {config}: runs {gaps[0][0]}..{gaps[0][1] - 1} are "
                                  "missing (the sweep was interrupted); run it again to "
                                  "complete the store")
-            cell_rows = _concat(pd, [good[key].to_pandas() for key in sorted(good)])
+            cell_rows = _rows(pd, good)
         t = cell_rows
         d0 = t["delta0"].iloc[0]
         return SimulationResult.from_runs(
@@ -476,7 +481,7 @@ class ResultStore:
         if problems or missing_ranges(runs, good):
             done = sum(b - a for a, b in good)
             return None, Incomplete(done, runs, tuple(problems))
-        return _concat(pd, [good[key].to_pandas() for key in sorted(good)]), None
+        return _rows(pd, good), None
 
     def summary(self, left_out: Optional[dict] = None) -> pd.DataFrame:
         """One row per complete cell: its configuration and ``SimulationResult.summary(flat=True)``.
@@ -504,7 +509,7 @@ class ResultStore:
                     left_out[cid] = status
                 continue
             cell = self._cell(cid, desc)
-            res = self._result(cid, desc, cell_rows)
+            res = self._result(cid, desc, cell_rows, cell)
             rows.append({"config": cid, "algorithm": res.algorithm.label, "k": res.k,
                          "delta": res.delta, "prior": desc["prior_label"],
                          "means": cell.means_label, "noise": noise_label(cell.noise_stds),
