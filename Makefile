@@ -75,6 +75,7 @@ reproduce: $(STAMP)
 
 bench: $(STAMP)
 	BAI_LIB_PROGRESS=1 $(BIN)/python benchmarks/bench_simulators.py
+	$(BIN)/python benchmarks/bench_first_call.py
 
 RUNS ?=
 bench-sweep: $(STAMP)

@@ -36,7 +36,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bai_lib import _rng  # noqa: E402
-from bai_lib.algorithms import ALGORITHMS, EBTC, LUCB, TTTS, TTUCB, TrackAndStop  # noqa: E402
+from bai_lib.algorithms import (ALGORITHMS, EBTC, LUCB, TTTS, TTUCB,  # noqa: E402
+                                SamplingRule, TrackAndStop)
+from example_rules import least_sampled  # noqa: E402  (benchmarks/, next to this file)
 from bai_lib.priors import GaussianPrior, delta0  # noqa: E402
 from bai_lib.simulation import CensoringWarning, simulate  # noqa: E402
 
@@ -159,6 +161,7 @@ FIXED_ROWS = [
     ("F10", TrackAndStop(tracking="D", update="every"), 1.0),
     ("F10", TrackAndStop(tracking="C"), 1.0),
     ("F10", LUCB(), 1.0),
+    ("F10", SamplingRule(least_sampled, label_text="user rule: least sampled"), 1.0),
 ]
 FIXED_MEANS = np.linspace(1.0, 0.0, 10)
 

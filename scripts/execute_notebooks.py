@@ -23,6 +23,10 @@ the same (the tracked files stay byte-identical; the new CSV holds this machine'
 ``--refresh-timings`` (or ``BAI_LIB_REFRESH_TIMINGS=1``) stores the new measurement instead; a
 timing cell whose source changed, or that has no stored outputs yet, is always refreshed.
 
+Each notebook's wall and CPU time are stored in ``notebooks/execution_times.json`` (the book's
+execution statistics) when the execution stores new outputs, when the notebook has no entry yet, or
+with ``--refresh-timings``; otherwise the stored entry is kept.
+
 Files are rewritten only when their content changes.
 """
 
@@ -32,7 +36,9 @@ import argparse
 import copy
 import csv
 import io
+import json
 import os
+import resource
 import re
 import sys
 import time
@@ -54,6 +60,10 @@ REFRESH_ENV = "BAI_LIB_REFRESH_TIMINGS"
 #: Same name as ``bai_lib.experiments.RESULTS_DIR_ENV`` (a test checks it): when set, the
 #: notebooks write their results files into this directory instead of ``results/``.
 RESULTS_ENV = "BAI_LIB_RESULTS_DIR"
+
+#: Per notebook, the wall and CPU seconds of its latest execution that stored new outputs (or of
+#: any execution with ``--refresh-timings``), shown in the book by ``book/_ext/execution_stats.py``.
+TIMES_FILE = NB_DIR / "execution_times.json"
 
 _CSV_LITERAL = re.compile(r"""["']([^"'{}\n]*\.csv)["']""")
 
@@ -78,6 +88,7 @@ class Execution:
     """What :func:`execute` did to one notebook."""
 
     seconds: float
+    cpu_seconds: float = 0.0  # the kernel's user + system time
     kept: list[int] = field(default_factory=list)  # timing cells whose stored outputs were kept
     refreshed: list[int] = field(default_factory=list)  # timing cells with new outputs
     written: list[str] = field(default_factory=list)  # files whose content changed
@@ -176,9 +187,9 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
         record_timing=False,
         resources={"metadata": {"path": str(md_path.parent)}},
     )
-    start = time.perf_counter()
-    client.execute()
-    result = Execution(seconds=time.perf_counter() - start)
+    start, cpu_start = time.perf_counter(), _children_cpu()
+    client.execute()  # returns once the kernel process has exited and been waited for
+    result = Execution(seconds=time.perf_counter() - start, cpu_seconds=_children_cpu() - cpu_start)
     if refresh_timings:
         result.refreshed = [i for i, c in enumerate(nb.cells) if is_timing_cell(c)]
     else:
@@ -194,6 +205,27 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
         result.written.append(md_path.name)
     nbformat.validate(nbformat.read(ipynb_path, as_version=4))
     return result
+
+
+def _children_cpu() -> float:
+    """User + system seconds of the child processes that have ended (the notebook kernels)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def record_time(name: str, result: Execution, refresh: bool, path: Path = TIMES_FILE) -> bool:
+    """Store ``result``'s times for notebook ``name`` in ``path`` when ``refresh`` is set, the
+    notebook has no entry yet, or the execution changed a stored file (a new measurement then
+    goes with new outputs); otherwise keep the stored entry, so that a re-execution without
+    changes leaves every tracked file as it was. Returns whether the file changed."""
+    times = json.loads(path.read_text()) if path.exists() else {}
+    if not (refresh or name not in times or result.written):
+        return False
+    times[name] = {"seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
+                   "cores": os.cpu_count(),
+                   "measured": time.strftime("%Y-%m-%d", time.gmtime())}
+    lines = [f"  {json.dumps(n)}: {json.dumps(times[n])}" for n in sorted(times)]
+    return _write_if_changed(path, "{\n" + ",\n".join(lines) + "\n}\n")
 
 
 class CodeChanged(ValueError):
@@ -337,13 +369,16 @@ def main(argv: list[str]) -> int:
             continue
         res = execute(md, refresh_timings=refresh, results_dir=RESULTS_DIR)
         total += res.seconds
+        if record_time(md.stem, res, refresh):
+            res.written.append(TIMES_FILE.name)
         notes = []
         if res.kept:
             notes.append(f"kept stored timing outputs of cells {res.kept} (--refresh-timings to renew)")
         if res.refreshed:
             notes.append(f"new timing outputs in cells {res.refreshed}")
         notes.append("changed: " + ", ".join(res.written) if res.written else "notebook unchanged")
-        print(f"{name}: {res.seconds:6.1f} s; " + "; ".join(notes), flush=True)
+        print(f"{name}: {res.seconds:6.1f} s ({res.cpu_seconds:.0f} s CPU); " + "; ".join(notes),
+              flush=True)
     print(f"total: {total:6.1f} s")
     return 0
 

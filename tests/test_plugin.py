@@ -155,3 +155,71 @@ def test_a_rule_zeroing_the_generator_state_is_refused():
     from bai_lib import GaussianPrior
     with pytest.raises(ValueError, match="generator state to zero"):
         simulate(SamplingRule(_zeroes_state), GaussianPrior.standard(2), 1.0, 0.1, 2, 1)
+
+
+@njit
+def _raises_after_ten(t, N, S, noise_stds, state):
+    if t >= 10:
+        raise ValueError("the rule gives up at t = 10")
+    return t % N.size
+
+
+def test_an_exception_raised_by_the_rule_reaches_the_caller():
+    """The kernel calls the rule through its address with numba's own calling convention, so an
+    error raised inside the rule propagates like one from any compiled function."""
+    with pytest.raises(ValueError, match="gives up at t = 10"):
+        simulate(SamplingRule(_raises_after_ten), None, 1.0, 1e-6, 2, 1, means=[0.5, 0.0],
+                 progress=False)
+
+
+def test_a_rule_returning_another_integer_type_is_refused_naming_int64():
+    @njit
+    def narrow(t, N, S, noise_stds, state):
+        return np.int32(t % N.size)
+
+    with pytest.raises(ValueError, match=r"select must return an int .*int64.*returns int32"):
+        SamplingRule(narrow)
+
+
+def test_the_kernel_is_compiled_once_for_every_rule():
+    """Rules are passed by address: two different rules run through one compiled kernel (a
+    function argument made numba compile the kernel again for each rule)."""
+    from bai_lib.algorithms.plugin import plugin_levels_run
+    for rule in (_round_robin, least_sampled_then_random):
+        simulate(SamplingRule(rule), None, 1.0, 0.1, 3, 1, means=[1.0, 0.0, 0.5],
+                 progress=False)
+    assert len(plugin_levels_run.signatures) == 1, plugin_levels_run.signatures
+
+
+RULE_MODULE = '''
+from numba import njit
+@njit(cache=True)
+def every_other(t, N, S, noise_stds, state):
+    return t % N.size
+'''
+
+SECOND_PROCESS = '''
+import sys
+sys.path.insert(0, sys.argv[1])
+from bai_lib import SamplingRule, simulate
+from bai_lib.algorithms.plugin import plugin_levels_run
+from user_rule_module import every_other
+simulate(SamplingRule(every_other), None, 1.0, 0.1, 3, 1, means=[1.0, 0.0], progress=False)
+stats = plugin_levels_run.stats
+print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
+'''
+
+
+def test_a_new_process_loads_the_kernel_of_a_user_rule_from_the_disk_cache(tmp_path):
+    """A rule in an importable module: the second process compiles nothing of the kernel."""
+    import subprocess
+    import sys
+    (tmp_path / "user_rule_module.py").write_text(RULE_MODULE)
+    counts = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", SECOND_PROCESS, str(tmp_path)],
+                             capture_output=True, text=True, check=True,
+                             env={**__import__("os").environ, "BAI_LIB_PROGRESS": "0"})
+        counts.append(tuple(int(x) for x in out.stdout.split()))
+    hits, misses = counts[1]
+    assert (hits, misses) == (1, 0), counts

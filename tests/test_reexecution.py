@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,43 @@ def test_text_only_sync_copies_prose_and_metadata_and_refuses_code_changes(tmp_p
     with pytest.raises(execute_script.CodeChanged, match="code cell 0 .* execute it"):
         execute_script.sync_text(md)
     assert ipynb.read_bytes() == stored
+
+
+def test_execution_times_are_recorded_with_new_outputs_and_kept_otherwise(tmp_path, execute_script):
+    """The book's execution statistics: an entry appears at the first execution, stays as it was
+    when a re-execution changes nothing, and is renewed with --refresh-timings."""
+    times = tmp_path / "execution_times.json"
+    Execution = execute_script.Execution
+    first = Execution(seconds=12.34, cpu_seconds=20.0, written=["99_synthetic.ipynb"])
+    assert execute_script.record_time("99_synthetic", first, False, times)
+    entry = json.loads(times.read_text())["99_synthetic"]
+    assert (entry["seconds"], entry["cpu_seconds"]) == (12.3, 20.0)
+    unchanged = Execution(seconds=50.0, cpu_seconds=90.0)
+    before = times.read_bytes()
+    assert not execute_script.record_time("99_synthetic", unchanged, False, times)
+    assert times.read_bytes() == before
+    assert execute_script.record_time("99_synthetic", unchanged, True, times)
+    assert json.loads(times.read_text())["99_synthetic"]["seconds"] == 50.0
+
+
+def test_a_real_execution_measures_the_kernels_cpu_time(tmp_path, execute_script):
+    md = _chapter(tmp_path)
+    res = execute_script.execute(md)
+    assert 0.0 < res.cpu_seconds < 10 * res.seconds, res
+
+
+def test_the_book_tabulates_the_recorded_execution_times():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "execution_stats.py"
+    spec = importlib.util.spec_from_file_location("execution_stats", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.table_rows({
+        "02_b": {"seconds": 100.0, "cpu_seconds": 190.0, "cores": 2, "measured": "2026-11-27"},
+        "01_a": {"seconds": 5.25, "cpu_seconds": 5.0, "cores": 2, "measured": "2026-11-26"}})
+    assert rows == [["{doc}`/notebooks/01_a`", "2026-11-26", "5.2", "5", "0.95"],
+                    ["{doc}`/notebooks/02_b`", "2026-11-27", "100.0", "190", "1.90"],
+                    ["all 2 chapters", "on 2 cores", "105.2", "195", "1.85"]]
+    recorded = json.loads((path.parents[2] / "notebooks" / "execution_times.json").read_text())
+    chapters = sorted(p.stem for p in (path.parents[2] / "notebooks").glob("[0-9][0-9]_*.md"))
+    assert sorted(recorded) == chapters, "a chapter has no recorded execution time"

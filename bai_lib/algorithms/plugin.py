@@ -35,6 +35,9 @@ from typing import Callable, ClassVar, Optional
 
 import numpy as np
 from numba import njit, types
+from numba.core import cgutils
+from numba.experimental.function_type import _get_jit_address as _jit_address
+from numba.extending import intrinsic
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
@@ -46,12 +49,51 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
 from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
-__all__ = ["SamplingRule", "SELECT_ARGS", "plugin_run", "plugin_levels_run", "uniform",
-           "std_normal"]
+__all__ = ["SamplingRule", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address", "plugin_run",
+           "plugin_levels_run", "uniform", "std_normal"]
 
 
-@njit(nogil=True)
-def plugin_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: Callable,
+#: The argument types the kernel calls ``select`` with: ``t``, ``N``, ``S``, ``noise_stds``,
+#: ``state``.
+SELECT_ARGS = (types.int64, types.int64[::1], types.float64[::1], types.float64[::1],
+               types.uint64[::1])
+#: ``select``'s full signature: :data:`SELECT_ARGS` returning ``int64``.
+SELECT_SIGNATURE = types.int64(*SELECT_ARGS)
+_SELECT_TYPE = types.FunctionType(SELECT_SIGNATURE)
+
+
+@intrinsic
+def _select_at(typingctx, address):
+    """The compiled ``select`` at ``address`` (:func:`select_address`) as a first-class function.
+
+    Only the address of the function proper is set, so a call uses numba's own calling
+    convention and an exception raised in the rule propagates as from any jitted function."""
+    if not isinstance(address, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        function = cgutils.create_struct_proxy(_SELECT_TYPE)(context, builder)  # zero-filled
+        function.jit_addr = builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+        return function._getvalue()
+
+    return _SELECT_TYPE(address), codegen
+
+
+def select_address(select: Callable) -> int:
+    """The address of ``select`` compiled for :data:`SELECT_SIGNATURE`, which the kernels take
+    instead of the function itself: they are then compiled once for every rule and cached on disk,
+    where a function argument would make numba compile them again for each rule in each process.
+    The caller keeps ``select`` alive while a kernel uses the address (``SamplingRule.bind``
+    does)."""
+    _check_select(select)
+    address = _jit_address(select, SELECT_SIGNATURE)
+    if not (isinstance(address, int) and address > 0):  # pragma: no cover - numba internals
+        raise RuntimeError(f"no compiled code for select = {select!r}")
+    return address
+
+
+@njit(cache=True, nogil=True)
+def plugin_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: int,
                delta: float, rule: int, max_samples: int,
                cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of a user's sampling rule: :func:`plugin_levels_run` at one ``δ``."""
@@ -60,26 +102,28 @@ def plugin_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: Cal
                              out_tau, out_rec, out_code, cancel)
 
 
-@njit(nogil=True)
-def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: Callable,
+@njit(cache=True, nogil=True)
+def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: int,
                       deltas: np.ndarray, rule: int, max_samples: int, out_tau: np.ndarray,
                       out_rec: np.ndarray, out_code: np.ndarray,
                       cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of a user's sampling rule ``select`` with GLR stopping (see the module docstring),
-    scored at every confidence level of ``deltas`` (decreasing).
+    """One run of a user's sampling rule (given by its :func:`select_address`) with GLR
+    stopping (see the module docstring), scored at every confidence level of ``deltas``
+    (decreasing).
 
     Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
     (:func:`~bai_lib.stopping.glr_beta`, code ``rule``) is checked at the empirical best arm, which
     is recommended when it passes; otherwise ``select`` picks the next arm. An arm outside
     ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every
-    level, as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`. Not cached on disk: it is
-    compiled once per sampling rule.
+    level, as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`. The rule is called through its
+    address, so this kernel is compiled once, whatever the rule, and cached on disk.
 
     ``select`` gets copies of ``N``, ``S`` and the noise levels, refreshed at every call, so a
     rule that writes to them changes nothing of the run; it gets the run's generator state
     itself (to draw from), and a rule that zeroes it (the generator would then return zeros
     for ever) raises ``ValueError``.
     """
+    choose = _select_at(select)
     k = mu.size
     var = sigma * sigma
     S = np.zeros(k)
@@ -113,7 +157,7 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
             N_seen[i] = N[i]
             S_seen[i] = S[i]
             sigma_seen[i] = sigma[i]
-        arm = select(t, N_seen, S_seen, sigma_seen, state)
+        arm = choose(t, N_seen, S_seen, sigma_seen, state)
         if arm < 0 or arm >= k:
             raise ValueError("the sampling rule returned an arm outside 0..k-1")
         if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
@@ -129,14 +173,8 @@ def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, sele
         t += 1
 
 
-#: The argument types the kernel calls ``select`` with: ``t``, ``N``, ``S``, ``noise_stds``,
-#: ``state``.
-SELECT_ARGS = (types.int64, types.int64[::1], types.float64[::1], types.float64[::1],
-               types.uint64[::1])
-
-
 def _check_select(select) -> None:
-    """Compile ``select`` for :data:`SELECT_ARGS` and require an integer result: a wrong
+    """Compile ``select`` for :data:`SELECT_ARGS` and require an ``int64`` result: a wrong
     signature or return type is reported in one sentence, not as a compiler traceback."""
     try:
         select.compile(SELECT_ARGS)
@@ -146,8 +184,9 @@ def _check_select(select) -> None:
                          f"(int64, int64[:], float64[:], float64[:], uint64[:]) in nopython "
                          f"mode; numba says: {first}") from None
     returned = select.overloads[SELECT_ARGS].signature.return_type
-    if not isinstance(returned, types.Integer):
-        raise ValueError(f"select must return an int (the arm to sample), it returns {returned}")
+    if types.unliteral(returned) != types.int64:
+        raise ValueError(f"select must return an int (the arm to sample, an int64: np.int64(arm) "
+                         f"converts), it returns {returned}")
 
 
 @dataclass(frozen=True)
@@ -195,12 +234,14 @@ class SamplingRule(Algorithm):
              deltas: Sequence[float], max_samples: int) -> Bound:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
+        address = select_address(select)
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            plugin_levels_run(state, mu, sig, select, levels, rule, max_samples, out_tau,
+            plugin_levels_run(state, mu, sig, address, levels, rule, max_samples, out_tau,
                               out_rec, out_code, cancel_flag(cancel))
 
+        run.select = select  # the compiled code at ``address`` lives as long as ``run``
         return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))

@@ -1,0 +1,66 @@
+"""The book's execution statistics: how long each chapter's stored outputs took to compute.
+
+The book is built from stored outputs (``execute_notebooks: "off"``), so Jupyter Book has no
+execution data of its own. ``make reproduce`` (``scripts/execute_notebooks.py``) records each
+notebook's wall and CPU seconds in ``notebooks/execution_times.json``; the directive
+``{execution-times}`` of this extension turns them into a numbered, captioned table (one row per
+chapter, linked, and a total), its argument being the caption; it is meant for MyST pages (the
+table is written as a MyST ``list-table``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMES_FILE = ROOT / "notebooks" / "execution_times.json"
+
+
+def table_rows(times: dict) -> list[list[str]]:
+    """Rows of the table (MyST cells): chapter, measured on, wall s, CPU s, CPUs in use."""
+    rows = []
+    for name in sorted(times):
+        t = times[name]
+        rows.append([f"{{doc}}`/notebooks/{name}`", t["measured"], f"{t['seconds']:,.1f}",
+                     f"{t['cpu_seconds']:,.0f}", f"{t['cpu_seconds'] / t['seconds']:.2f}"])
+    wall = sum(t["seconds"] for t in times.values())
+    cpu = sum(t["cpu_seconds"] for t in times.values())
+    cores = sorted({t["cores"] for t in times.values()})
+    rows.append([f"all {len(times)} chapters", f"on {'/'.join(map(str, cores))} cores",
+                 f"{wall:,.1f}", f"{cpu:,.0f}", f"{cpu / wall:.2f}"])
+    return rows
+
+
+class ExecutionTimes(SphinxDirective):
+    """``{execution-times} caption`` with an optional ``:name:`` (the table's label)."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    option_spec = {"name": directives.unchanged}
+
+    def run(self):
+        self.env.note_dependency(str(TIMES_FILE))
+        times = json.loads(TIMES_FILE.read_text())
+        header = ["chapter", "measured", "wall (s)", "CPU (s)", "CPUs in use"]
+        lines = ["```{list-table} " + self.arguments[0], ":header-rows: 1"]
+        if "name" in self.options:
+            lines.append(f":name: {self.options['name']}")
+        lines.append("")
+        for row in [header] + table_rows(times):
+            lines += [f"* - {row[0]}"] + [f"  - {cell}" for cell in row[1:]]
+        lines.append("```")
+        container = StringList(lines, source=str(TIMES_FILE))
+        holder = nodes.section()
+        self.state.nested_parse(container, self.content_offset, holder)
+        return holder.children
+
+
+def setup(app):
+    app.add_directive("execution-times", ExecutionTimes)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
