@@ -4,7 +4,8 @@ Layers
 ------
 - statistics: :mod:`bai_lib.stats` (intervals, tests and estimators, used by every layer)
 - math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``; the single integral in
-  :mod:`bai_lib.quadrature`), :mod:`bai_lib.bounds`,
+  :mod:`bai_lib.quadrature`), :mod:`bai_lib.beta_prior` (the same for Beta priors over
+  Bernoulli arms), :mod:`bai_lib.bounds`,
   :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
   :mod:`bai_lib.stopping` (the GLR thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
@@ -24,12 +25,13 @@ Layers
 from . import bounds, opt2, published
 from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingRule,
                          TrackAndStop)
+from .beta_prior import BetaPrior
 from .oracle import characteristic_time
 from .priors import GaussianPrior, delta0
 from .result import SimulationResult
 from .simulation import CensoringWarning, simulate, simulate_deltas
 
-__all__ = ["GaussianPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
+__all__ = ["GaussianPrior", "BetaPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]
 

@@ -31,6 +31,7 @@ from scipy.special import ndtr
 from scipy.stats import norm
 
 from . import _validate as V
+from .beta_prior import BetaPrior
 from .quadrature import integrate_over_prior, normal_pdf, pair_integrals, single_integral
 from .stats import top_two_gap, wilson_interval
 
@@ -513,7 +514,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     return prior._cache[key]
 
 
-def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:
+def delta0(prior: GaussianPrior | BetaPrior, delta: float, factor: float = 4.0) -> float:
     """Indifference level :math:`\\Delta_0 = \\delta / (\\text{factor}\\cdot L(H))`.
 
     Algorithm 1 prints ``factor = 4``, which by the volume lemma gives
@@ -522,7 +523,7 @@ def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:
 
     Parameters
     ----------
-    prior : GaussianPrior
+    prior : GaussianPrior or BetaPrior
     delta : float
         Confidence level in (0, 1).
     factor : float, default 4.0
@@ -535,7 +536,8 @@ def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:
         :meth:`~bai_lib.GaussianPrior.L`), or if :math:`\\Delta_0` itself overflows or underflows;
         ``Δ0`` is never returned as ``0`` or ``inf``.
     """
-    check_prior(prior)
+    if not isinstance(prior, BetaPrior):
+        check_prior(prior)
     d = V.open_unit(delta, "delta")
     f = V.positive(factor, "factor")
     L = prior.L()
@@ -543,8 +545,8 @@ def delta0(prior: GaussianPrior, delta: float, factor: float = 4.0) -> float:
     if not _representable(value):
         raise ValueError(
             f"delta0 = delta / (factor * L(H)) = {d!r} / ({f!r} * {L!r}) is not "
-            f"representable in double precision: change factor or rescale the prior's means "
-            f"and stds"
+            f"representable in double precision: change factor"
+            + ("" if isinstance(prior, BetaPrior) else " or rescale the prior's means and stds")
         )
     return value
 

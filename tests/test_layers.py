@@ -147,7 +147,7 @@ def test_the_class_test_finder_finds_them():
 LAYERS = [
     ["_validate"],
     ["_rng", "stats", "quadrature"],
-    ["priors"],                                   # math
+    ["priors", "beta_prior"],                     # math
     ["stopping", "confidence"],
     ["bounds", "opt2", "oracle"],
     ["kernels"],                                  # compiled loops
