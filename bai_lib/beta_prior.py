@@ -41,6 +41,7 @@ from scipy.special import betainc, betaincc, betaln, gammaln
 from scipy.stats import beta as beta_dist
 
 from . import _validate as V
+from ._rng import prior_beta_means
 
 __all__ = ["BetaPrior", "PAIRWISE_MAX_K", "PARAM_RANGE"]
 
@@ -570,15 +571,18 @@ class BetaPrior:
     # ------------------------------------------------------------------ sampling
     def sample_means(self, rng_or_seed: Union[int, np.random.Generator],
                      size: int) -> np.ndarray:
-        """``size >= 1`` draws of the mean vector ``μ ~ H``, an array of shape ``(size, k)``,
-        from the generator ``rng_or_seed`` or from ``numpy.random.default_rng(rng_or_seed)``
-        for an integer seed ``>= 0``."""
+        """``size >= 1`` draws of the mean vector ``μ ~ H``, an array of shape ``(size, k)``.
+
+        With an integer seed ``>= 0``, row ``r`` is drawn from run ``r``'s prior stream
+        (:func:`bai_lib._rng.prior_beta_means`), as :meth:`bai_lib.GaussianPrior.sample_means`
+        draws from :func:`bai_lib._rng.prior_means`; with a :class:`numpy.random.Generator`, by
+        its ``beta`` method."""
         size = V.integer(size, "size", 1)
-        rng = rng_or_seed
-        if not isinstance(rng, np.random.Generator):
-            try:
-                rng = np.random.default_rng(V.integer(rng_or_seed, "rng_or_seed", 0))
-            except ValueError:
-                raise ValueError(f"rng_or_seed must be a numpy Generator or an integer seed "
-                                 f">= 0, got {rng_or_seed!r}") from None
-        return rng.beta(self.a, self.b, size=(size, self.k))
+        if isinstance(rng_or_seed, np.random.Generator):
+            return rng_or_seed.beta(self.a, self.b, size=(size, self.k))
+        try:
+            seed = V.integer(rng_or_seed, "rng_or_seed", 0)
+        except ValueError:
+            raise ValueError(f"rng_or_seed must be a numpy Generator or an integer seed "
+                             f">= 0, got {rng_or_seed!r}") from None
+        return prior_beta_means(self.a, self.b, seed, size)

@@ -281,7 +281,11 @@ def test_sample_means():
     draws = H.sample_means(7, 200_000)
     assert draws.shape == (200_000, 3) and np.all((draws > 0) & (draws < 1))
     assert np.array_equal(draws, H.sample_means(7, 200_000))
-    assert np.array_equal(H.sample_means(np.random.default_rng(7), 10), draws[:10])
+    from bai_lib._rng import prior_beta_means
+    assert np.array_equal(draws[:10], prior_beta_means(H.a, H.b, 7, 10))
+    generator = H.sample_means(np.random.default_rng(7), 200_000)
+    assert generator.shape == draws.shape and not np.array_equal(generator[:10], draws[:10])
+    assert np.all(np.abs(generator.mean(axis=0) - H.means) < 5 * H.stds / math.sqrt(200_000))
     assert not np.array_equal(H.sample_means(8, 10), draws[:10])
     se = H.stds / math.sqrt(draws.shape[0])
     assert np.all(np.abs(draws.mean(axis=0) - H.means) < 5 * se)
