@@ -476,7 +476,8 @@ def _log_gamma_variate(state, shape):
 def gamma_variate(state: np.ndarray, shape: float) -> float:
     """Gamma(``shape``, 1) variate by Marsaglia & Tsang's squeeze method (2000).
 
-    For ``shape >= 1`` an attempt draws ``x`` by :func:`~bai_lib.algorithms.plugin.std_normal`, then ``u`` uniform in
+    For ``shape >= 1`` an attempt draws ``x`` by :func:`~bai_lib.algorithms.plugin.std_normal`,
+    then ``u`` uniform in
     ``(0, 1]``; with ``d = shape - 1/3`` and ``v = (1 + x / sqrt(9 d))**3`` it returns ``d v`` if
     ``v > 0`` and ``u < 1 - 0.0331 x**4`` (the squeeze) or ``log u < x**2/2 + d (1 - v + log v)``,
     else tries again (under 1.05 attempts on average).  For ``shape < 1``:

@@ -20,10 +20,17 @@ from numpy.typing import ArrayLike
 from . import _rng
 from . import _validate as V
 from .algorithms import Algorithm, resolve
+from .beta_prior import BetaPrior
 from .executor import check_memory
 from .priors import GaussianPrior, check_prior
 
-__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT"]
+__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "BERNOULLI_NOISE_STD"]
+
+#: The reward distributions of the simulators, ``N(μ_i, σ_i²)`` and ``Bernoulli(μ_i)``.
+REWARD_MODELS = ("gaussian", "bernoulli")
+#: The noise level Bernoulli runs give the algorithm when ``noise_stds`` is ``None``: a reward in
+#: ``[0, 1]`` is ``1/2``-sub-Gaussian whatever its mean (Hoeffding's lemma).
+BERNOULLI_NOISE_STD = 0.5
 
 #: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
 #: ``k`` samples before they compare with the cap.
@@ -80,11 +87,12 @@ class RunPlan:
     ----------
     algorithm : Algorithm
         The specification (a name is resolved to its default specification).
-    prior : GaussianPrior or None
+    prior : GaussianPrior, BetaPrior or None
         The prior the instances are drawn from, or the prior the algorithm is given with fixed
         ``means``.
     noise_stds : ndarray, shape (k,)
-        Known reward standard deviations.
+        Known reward standard deviations (for Bernoulli rewards, the sub-Gaussian parameters the
+        algorithm is given).
     deltas : tuple of float
         Distinct confidence levels, in the caller's order.
     n_runs, seed, first_run : int
@@ -93,10 +101,12 @@ class RunPlan:
         Censoring level of one run.
     means : ndarray, shape (n_runs, k), or None
         Fixed arm means, one row per run; ``None`` when they are drawn from the prior.
+    rewards : {"gaussian", "bernoulli"}
+        The reward distribution (:data:`REWARD_MODELS`).
     """
 
     algorithm: Algorithm
-    prior: Optional[GaussianPrior]
+    prior: Optional[GaussianPrior | BetaPrior]
     noise_stds: np.ndarray
     deltas: tuple
     n_runs: int
@@ -104,6 +114,7 @@ class RunPlan:
     first_run: int
     max_samples: int
     means: Optional[np.ndarray]
+    rewards: str = "gaussian"
 
     @property
     def k(self) -> int:
@@ -120,42 +131,73 @@ class RunPlan:
         """Whether the means are fixed rather than drawn from the prior."""
         return self.means is not None
 
+    def bind_options(self) -> dict:
+        """Keyword arguments of :meth:`~bai_lib.algorithms.Algorithm.bind` beyond the
+        positional ones: ``rewards`` for Bernoulli runs (only the specifications that simulate
+        them take it)."""
+        return {} if self.rewards == "gaussian" else {"rewards": self.rewards}
+
     def instance_means(self) -> np.ndarray:
         """The arm means of every run, shape ``(n_runs, k)``: the fixed ones, or those the
         prior's stream of the seed draws for these runs, as
         :meth:`~bai_lib.GaussianPrior.sample_means` does."""
         if self.means is not None:
             return self.means
+        if isinstance(self.prior, BetaPrior):
+            return _rng.prior_beta_means(self.prior.a, self.prior.b, self.seed, self.n_runs,
+                                         first_run=self.first_run)
         return _rng.prior_means(self.prior.means, self.prior.stds, self.seed, self.n_runs,
                                 first_run=self.first_run)
 
     @classmethod
-    def build(cls, algorithm: Algorithm | str, prior: Optional[GaussianPrior],
+    def build(cls, algorithm: Algorithm | str, prior: Optional[GaussianPrior | BetaPrior],
               noise_stds: ArrayLike, deltas: Sequence[float], n_runs: int, seed: int, *,
               means: Optional[ArrayLike] = None, first_run: int = 0,
-              max_samples: Optional[int] = None) -> "RunPlan":
+              max_samples: Optional[int] = None, rewards: Optional[str] = None) -> "RunPlan":
         """Check every argument (a ``ValueError`` naming the first bad one) and fill in the
         defaults: the arguments are those of :func:`bai_lib.simulate_deltas`."""
         levels = _levels(deltas)
         spec = resolve(algorithm)
         n_runs = V.integer(n_runs, "n_runs", 1)
-        check_prior(prior, allow_none=True)
+        beta = isinstance(prior, BetaPrior)
+        if rewards is None:
+            rewards = "bernoulli" if beta else "gaussian"
+        V.choice(rewards, REWARD_MODELS, "rewards")
+        if rewards == "bernoulli":
+            if rewards not in spec.reward_models:
+                raise ValueError(f"rewards='bernoulli': {spec.label} simulates Gaussian rewards "
+                                 f"only; Bernoulli arms run with Elimination and NoElim")
+            if prior is not None and not beta:
+                raise ValueError(f"prior must be a BetaPrior or None with rewards='bernoulli' "
+                                 f"(Bernoulli means lie in [0, 1]), got {type(prior).__name__}")
+            if noise_stds is None:
+                noise_stds = BERNOULLI_NOISE_STD
+        elif beta:
+            raise ValueError("rewards='gaussian' with a BetaPrior: a BetaPrior draws the means "
+                             "of Bernoulli arms (rewards='bernoulli')")
+        else:
+            check_prior(prior, allow_none=True)
         if means is None:
             if prior is None:
-                raise ValueError("prior is None: give a GaussianPrior, or fixed means=...")
+                raise ValueError(f"prior is None: give a "
+                                 f"{'BetaPrior' if rewards == 'bernoulli' else 'GaussianPrior'}, "
+                                 f"or fixed means=...")
             k = prior.k
         else:
             means = _fixed_means(means, n_runs, len(levels))
             k = means.shape[1]
+            if rewards == "bernoulli" and not np.all((means >= 0.0) & (means <= 1.0)):
+                raise ValueError(f"means must lie in [0, 1] with rewards='bernoulli', got "
+                                 f"{means[(means < 0.0) | (means > 1.0)][0]:g}")
             if prior is not None and prior.k != k:
                 raise ValueError(f"means have k = {k} arms but the prior has {prior.k}")
             if prior is None and spec.uses_prior():
                 raise ValueError(f"prior is None but {spec.label} uses the prior; give a "
-                                 "GaussianPrior")
+                                 f"{'BetaPrior' if rewards == 'bernoulli' else 'GaussianPrior'}")
         if k < 2:
             raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
         sig = np.ascontiguousarray(V.noise_stds(noise_stds, k))
-        if prior is not None:
+        if prior is not None and not beta:
             _check_scale(prior.means, "prior: means", zero_ok=True)
             _check_scale(prior.stds, "prior: stds")
         seed = V.integer(seed, "seed", 0, _rng.SEED_MAX)
@@ -163,4 +205,4 @@ class RunPlan:
         if max_samples is None:
             max_samples = spec.default_max_samples(k)
         max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
-        return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means)
+        return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards)

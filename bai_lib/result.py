@@ -40,7 +40,7 @@ class SimulationResult:
     algorithm : Algorithm
         The specification that was run (:mod:`bai_lib.algorithms`); a name
         passed to :func:`simulate` is resolved to its default specification.
-    prior : GaussianPrior or None
+    prior : GaussianPrior, BetaPrior or None
         The prior the instances were drawn from, or the prior the algorithm was given with fixed
         ``means`` (``None`` if none was).
     noise_stds : ndarray, shape (k,)
@@ -78,6 +78,8 @@ class SimulationResult:
         microsecond, excludes seeding).
     first_run : int
         Index of the first run (``simulate(..., first_run=...)``); see :attr:`runs`.
+    rewards : {"gaussian", "bernoulli"}
+        The reward distribution of the runs (``simulate(..., rewards=...)``).
     """
 
     algorithm: Algorithm
@@ -97,13 +99,15 @@ class SimulationResult:
     stop_reasons: np.ndarray
     seconds: np.ndarray
     first_run: int = 0
+    rewards: str = "gaussian"
 
     @classmethod
     def from_runs(cls, *, algorithm: Algorithm, prior: Optional[GaussianPrior],
                   noise_stds: np.ndarray, delta: float, delta0: Optional[float], seed: int,
                   max_samples: int, means: np.ndarray, means_given: bool, first_run: int,
                   stopping_times: np.ndarray, recommendations: np.ndarray,
-                  stop_reasons: np.ndarray, seconds: np.ndarray) -> "SimulationResult":
+                  stop_reasons: np.ndarray, seconds: np.ndarray,
+                  rewards: str = "gaussian") -> "SimulationResult":
         """The result of runs ``first_run, ...`` on ``means`` (one row per run): ``best_arms``,
         ``correct`` and ``censored`` are derived, and every array is made read-only (arrays the
         caller shares between results, ``means`` and ``noise_stds``, are not copied)."""
@@ -124,7 +128,7 @@ class SimulationResult:
             a.setflags(write=False)
         return cls(algorithm=algorithm, prior=prior, delta=delta, delta0=delta0, seed=seed,
                    max_samples=max_samples, means_given=means_given, first_run=first_run,
-                   **arrays)
+                   rewards=rewards, **arrays)
 
     @property
     def n_runs(self) -> int:
@@ -232,7 +236,9 @@ class SimulationResult:
             ``tau``, ``recommendation``, ``censored``, ``stop_reason`` and the run's ``means``.
         """
         r = self._run_index(run)
-        bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples)
+        extra = {} if self.rewards == "gaussian" else {"rewards": self.rewards}
+        bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples,
+                                    **extra)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run_one(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
@@ -248,6 +254,9 @@ class SimulationResult:
         from .trace import trace_elimination
 
         spec = self.algorithm
+        if self.rewards != "gaussian":
+            raise ValueError(f"trace() replays Gaussian runs; these runs have {self.rewards} "
+                             f"rewards; use replay() instead")
         if not spec.can_trace():
             raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
                              f"this result is from {spec.label}; use replay() instead")

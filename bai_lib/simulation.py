@@ -64,6 +64,7 @@ def simulate(
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
+    rewards: Optional[str] = None,
     **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -82,13 +83,15 @@ def simulate(
         ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
         Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping
         rule of the authors' released code.
-    prior : GaussianPrior or None
+    prior : GaussianPrior, BetaPrior or None
         Prior ``H`` on the arm means. May be ``None`` when ``means`` is given and the algorithm
         does not use a prior (TTUCB, EB-TC, Track-and-Stop, LUCB, Algorithm 1 with an explicit
-        ``delta0``).
-    noise_stds : float or sequence of float
+        ``delta0``). A :class:`~bai_lib.BetaPrior` draws the means of Bernoulli arms.
+    noise_stds : float or sequence of float, or None
         Known reward standard deviations ``sigma_i`` (scalar = same for all
-        arms).
+        arms). With Bernoulli rewards, the sub-Gaussian parameters the algorithm's widths use;
+        ``None`` gives ``1/2``, valid for any mean in ``[0, 1]``
+        (:data:`~bai_lib.plan.BERNOULLI_NOISE_STD`).
     delta : float
         Confidence level in ``(0, 1)``.
     n_runs : int
@@ -119,6 +122,13 @@ def simulate(
         ``BAI_LIB_PROGRESS`` says (``"0"`` off, ``"1"`` on) when it is set; otherwise on when
         stderr is a terminal or the call comes from a Jupyter kernel, off when output is
         captured (a pipe, a file, a test run).
+    rewards : {"gaussian", "bernoulli"}, optional
+        The reward distribution: Gaussian ``N(mu_i, sigma_i^2)``, or Bernoulli with mean
+        ``mu_i`` (means in ``[0, 1]``). Default: ``"bernoulli"`` with a
+        :class:`~bai_lib.BetaPrior`, else ``"gaussian"``. Bernoulli rewards run with
+        :class:`~bai_lib.algorithms.Elimination` and :class:`~bai_lib.algorithms.NoElim`; a
+        Bernoulli pull consumes the one normal a Gaussian pull would (reward ``1`` when it is
+        below :math:`\\Phi^{-1}(\\mu_i)`), so seeding, threads and censoring behave the same.
 
     Warns
     -----
@@ -150,7 +160,8 @@ def simulate(
             f"simulate(TTUCB(threshold='printed'), ...)"
         )
     plan = RunPlan.build(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
-                         means=means, first_run=first_run, max_samples=max_samples)
+                         means=means, first_run=first_run, max_samples=max_samples,
+                         rewards=rewards)
     (res,) = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
     return res
 
@@ -169,6 +180,7 @@ def simulate_deltas(
     n_threads: Optional[int] = None,
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
+    rewards: Optional[str] = None,
 ) -> dict:
     """:func:`simulate` at several confidence levels, one result per ``δ``.
 
@@ -195,7 +207,7 @@ def simulate_deltas(
         ``{δ: SimulationResult}`` in the order of ``deltas``.
     """
     plan = RunPlan.build(algorithm, prior, noise_stds, deltas, n_runs, seed, means=means,
-                         first_run=first_run, max_samples=max_samples)
+                         first_run=first_run, max_samples=max_samples, rewards=rewards)
     results = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
     return dict(zip(plan.deltas, results))
 
@@ -230,7 +242,8 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
     # else one binding per level, each from fresh copies of the states (kernels advance them).
     groups = [order_desc] if m == 1 or spec.one_trajectory else [[j] for j in order_desc]
     for group in groups:
-        bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples)
+        bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples,
+                          **plan.bind_options())
         run, n_lev = bound.run, len(group)
         t_rows = np.empty((n_runs, n_lev), dtype=np.int64)
         r_rows = np.empty((n_runs, n_lev), dtype=np.int64)
@@ -270,5 +283,5 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
             algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=delta0s[j],
             seed=plan.seed, max_samples=max_samples, means=means, means_given=plan.means_given,
             first_run=plan.first_run, stopping_times=taus[j].copy(), recommendations=recs[j].copy(),
-            stop_reasons=names[codes[j]], seconds=secs[j].copy()))
+            stop_reasons=names[codes[j]], seconds=secs[j].copy(), rewards=plan.rewards))
     return out

@@ -6,7 +6,9 @@ Usage::
 
 Prints, for the settings of Table 1 (k = 2, standard normal prior,
 sigma = 1, delta = 0.1, N = 1000 runs) and Table 2 (k = 10, delta = 0.01,
-N = 1000 runs; Delta_0 with factor 4 as printed in Algorithm 1 and factor 1),
+N = 1000 runs; Delta_0 with factor 4 as printed in Algorithm 1 and factor 1), and for
+Bernoulli arms under two uniform priors (rows B1: Table 1's setting with ``BetaPrior.uniform(2)``
+and sigma = 1/2),
 the wall time of :func:`bai_lib.simulation.simulate`, the number of samples
 drawn, the throughput in samples per second and its ratio to numpy's bulk
 normal generator (single core, and times the number of threads).
@@ -39,6 +41,7 @@ from bai_lib import _rng  # noqa: E402
 from bai_lib.algorithms import (ALGORITHMS, EBTC, LUCB, TTTS, TTUCB,  # noqa: E402
                                 SamplingRule, TrackAndStop)
 from example_rules import least_sampled  # noqa: E402  (benchmarks/, next to this file)
+from bai_lib.beta_prior import BetaPrior  # noqa: E402
 from bai_lib.priors import GaussianPrior, delta0  # noqa: E402
 from bai_lib.simulation import CensoringWarning, simulate  # noqa: E402
 
@@ -126,7 +129,8 @@ def two_arm_walk(repeats=3):
     for r in range(repeats):
         st = _rng.seed_state(2024, r, 1)
         t0 = time.perf_counter()
-        tau = elimination_run(st.copy(), mu, sig, conf_log_const(0.01, 2), d0, 2**62, False, False, False, cancel)[0]
+        tau = elimination_run(st.copy(), mu, sig, conf_log_const(0.01, 2), d0, 2**62, False, False, False,
+                              False, cancel)[0]
         best["general"] = min(best["general"], time.perf_counter() - t0)
         t0 = time.perf_counter()
         two_arm_elimination_run(st.copy(), mu, 1.0, conf_log_const(0.01, 2), d0, 2**62, cancel)
@@ -146,6 +150,9 @@ ROWS = [
     ("T2", 10, 0.01, "elimination", 1.0, 2 * 10**9),
     ("T2", 10, 0.01, "noelim", 4.0, 2 * 10**9),
     ("T2", 10, 0.01, "noelim", 1.0, 2 * 10**9),
+    # Bernoulli arms under two uniform priors (BetaPrior.uniform(2)), sigma = 1/2
+    ("B1", 2, 0.1, "elimination", 4.0, 10**9),
+    ("B1", 2, 0.1, "noelim", 4.0, 10**9),
 ]
 
 #: The fixed-instance table: label, specification, fraction of ``--n-runs`` (the capped
@@ -205,11 +212,14 @@ def main(argv=None):
     print("-" * len(header))
     total = 0.0
     for label, k, delta, alg, factor, max_samples in ROWS:
-        prior = GaussianPrior.standard(k)
+        bernoulli = label.startswith("B")
+        prior = BetaPrior.uniform(k) if bernoulli else GaussianPrior.standard(k)
         spec = ALGORITHMS[alg](delta0_factor=factor) if factor is not None else alg
+        if bernoulli:  # load the kernel outside the timing
+            simulate(spec, prior, None, delta, 1, args.seed, progress=False)
         t0 = time.perf_counter()
-        res = simulate(spec, prior, 1.0, delta, args.n_runs, args.seed, n_threads=n_threads,
-                       max_samples=max_samples)
+        res = simulate(spec, prior, None if bernoulli else 1.0, delta, args.n_runs, args.seed,
+                       n_threads=n_threads, max_samples=max_samples)
         wall = time.perf_counter() - t0
         total += wall
         samples = int(res.stopping_times.sum())

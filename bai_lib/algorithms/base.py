@@ -115,6 +115,9 @@ class Algorithm:
         Whether the sampling rule does not depend on ``δ`` (only the stopping rule does), so
         that :meth:`bind` takes several levels and one trajectory serves them all
         (:func:`bai_lib.simulate_deltas`).
+    reward_models : tuple of str
+        The reward distributions its kernel simulates: ``"gaussian"`` (every specification),
+        and ``"bernoulli"`` for those whose :meth:`bind` takes ``rewards="bernoulli"``.
 
     What the layers above ask a specification, instead of testing its class: :meth:`uses_prior`,
     :meth:`resolve_delta0`, :meth:`with_delta0_factor`, :meth:`max_stopping_time`,
@@ -128,6 +131,7 @@ class Algorithm:
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
     one_trajectory: ClassVar[bool] = False
+    reward_models: ClassVar[tuple] = ("gaussian",)
 
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
              deltas: Sequence[float], max_samples: int) -> Bound:  # pragma: no cover - abstract
@@ -135,7 +139,10 @@ class Algorithm:
         ``noise_stds`` (float64[k]), the confidence levels ``deltas`` (decreasing) and
         ``max_samples``; return the runnable. Several levels only where
         ``one_trajectory`` holds: one trajectory is then scored at every level, each
-        level's record being exactly a run at that ``δ`` alone."""
+        level's record being exactly a run at that ``δ`` alone. A specification whose
+        ``reward_models`` include ``"bernoulli"`` also takes ``rewards="bernoulli"``: its
+        runnable then gets the means of Bernoulli arms (and ``prior`` may be a
+        :class:`~bai_lib.BetaPrior`)."""
         raise NotImplementedError
 
     def _single_level(self, deltas: Sequence[float]) -> float:

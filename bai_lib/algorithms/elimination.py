@@ -10,6 +10,7 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from scipy.special import ndtri
 
 from .. import _validate as V
 from .._rng import uniform
@@ -17,6 +18,7 @@ from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
+from ..beta_prior import BetaPrior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, Bound, gap_cost, one_level
@@ -30,7 +32,8 @@ _NEG_INF = -np.inf
 @njit(cache=True, nogil=True)
 def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
                     delta0: float, max_samples: int, pull_all: bool, recommend_best: bool,
-                    check_every_round: bool, cancel: np.ndarray) -> tuple[int, int, bool, int]:
+                    check_every_round: bool, bernoulli: bool,
+                    cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
     Section 5 of the paper.  Rounds ``n = 1, 2, ...``; in each round every
@@ -65,7 +68,9 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     state : uint64[4]
         Generator state, advanced in place.
     mu, sigma : float64[k]
-        Arm means and noise standard deviations.
+        Arm means (with ``bernoulli``, the normal quantiles :math:`\\Phi^{-1}(\\mu_i)` of the
+        means) and noise standard deviations (with ``bernoulli``, the sub-Gaussian parameters
+        the widths use, ``1/2`` for rewards in ``[0, 1]``).
     log_const : float
         The constant of ``Conf`` for ``δ`` and ``k`` (:func:`bai_lib.confidence.conf_log_const`).
     delta0 : float
@@ -88,6 +93,12 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         ``c_lo <= c(n)`` neither triggers with ``c(n)``.  Otherwise ``c(n)``
         is computed and the round is evaluated exactly.  Both modes make the
         same decisions and consume the same random numbers.
+    bernoulli : bool
+        Bernoulli rewards: a pull of arm ``i`` gives ``1`` if the standard normal ``z`` it
+        consumes is below ``mu[i]`` (so with probability :math:`\\Phi(\\text{mu}_i)`, the arm's
+        mean when ``mu`` holds its quantile) and ``0`` otherwise; else the Gaussian reward
+        ``mu[i] + sigma[i] z``. Either way one normal per pull, so the seeding, threads and
+        censoring are those of the Gaussian runs.
 
     Returns
     -------
@@ -117,7 +128,11 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
             if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
-        if pull_all:
+        if bernoulli:
+            for j in range(pulls):
+                i = j if pull_all else act[j]
+                S[i] += np.float64(buf[pos + j] < mu[i])  # no branch: the outcome is a coin
+        elif pull_all:
             for i in range(k):
                 S[i] += mu[i] + sigma[i] * buf[pos + i]
         else:
@@ -289,6 +304,7 @@ class Elimination(Algorithm):
     color: ClassVar[str] = "#1b6ca8"
     bounded: ClassVar[bool] = True
     needs_prior: ClassVar[bool] = True
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
     _pull_all: ClassVar[bool] = False
 
     def __post_init__(self):
@@ -331,18 +347,25 @@ class Elimination(Algorithm):
     def can_trace(self) -> bool:
         return self.recommend == "uniform"
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+    def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
+        """With ``rewards="bernoulli"`` the runnable takes the means of Bernoulli arms and hands
+        the kernel their normal quantiles (``elimination_run(..., bernoulli=True)``); the widths
+        use ``noise_stds`` as sub-Gaussian parameters (``1/2`` is valid for any mean in
+        ``[0, 1]``, so Algorithm 1's guarantee holds as for Gaussian rewards)."""
+        V.choice(rewards, self.reward_models, "rewards")
         delta = self._single_level(deltas)
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
         best = self.recommend == "empirical_best"
         sig = noise_stds
         log_const = conf_log_const(delta, sig.size)
+        bernoulli = rewards == "bernoulli"
 
         def call(state, mu, max_samples, cancel):
-            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
-                                   False, cancel)
+            q = ndtri(mu) if bernoulli else mu
+            return elimination_run(state, q, sig, log_const, d0, max_samples, pull_all, best,
+                                   False, bernoulli, cancel)
 
         return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
 
@@ -383,6 +406,7 @@ class TwoArmElimination(Elimination):
     """
 
     short_label: ClassVar[str] = "Alg. 1 (two-arm walk)"
+    reward_models: ClassVar[tuple] = ("gaussian",)
 
     def __post_init__(self):
         super().__post_init__()
