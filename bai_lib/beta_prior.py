@@ -468,10 +468,18 @@ class BetaPrior:
             \\Big[\\Big(\\sum_i r_i(x)\\Big)^2 - \\sum_i r_i(x)^2\\Big]\\, dx .
 
         As for :meth:`~bai_lib.GaussianPrior.L`, the bracket
-        :math:`\\sum_{i \\ne j} r_i r_j` is evaluated as :math:`2 r_{(1)} r_{(2)}
-        [\\sum_{i \\ne (1)} v_i + (r_{(2)}/r_{(1)}) \\sum_{j<i;\\, i,j \\ne (1)} v_i v_j]` with
-        :math:`v_i = r_i / r_{(2)} \\le 1`, a sum of positive terms, and everything in log
-        space: :math:`\\log h_i = (a_i-1)\\log x + (b_i-1)\\log(1-x) - \\log B(a_i,b_i)`
+        :math:`\\sum_{i \\ne j} r_i r_j` is evaluated as
+
+        .. math::
+            2 r_{(1)} r_{(2)} \\Big[\\sum_{i \\ne (1)} v_i
+            + \\frac{r_{(2)}}{r_{(1)}} \\sum_{j<i;\\, i,j \\ne (1)} v_i v_j\\Big]
+
+        with :math:`v_i = r_i / r_{(2)} \\le 1`, a sum of positive terms, and everything in log
+        space:
+
+        .. math::
+            \\log h_i = (a_i-1)\\log x + (b_i-1)\\log(1-x) - \\log B(a_i,b_i)
+
         (Stirling's series for ``max(a_i, b_i) >= 20``) and :math:`\\log H_i`; the quadrature
         resolves the integrable endpoint singularities of U-shaped priors exactly (module
         docstring).
