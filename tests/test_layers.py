@@ -148,7 +148,7 @@ LAYERS = [
     ["_validate"],
     ["_rng", "stats", "quadrature"],
     ["priors", "beta_prior"],                     # math
-    ["stopping", "confidence"],
+    ["stopping", "confidence", "kl"],
     ["bounds", "opt2", "oracle"],
     ["kernels"],                                  # compiled loops
     ["trace"],

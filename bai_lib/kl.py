@@ -1,0 +1,297 @@
+"""Bernoulli Kullback-Leibler divergence and the KL confidence bounds built on it.
+
+Math layer. For Bernoulli arms the divergence
+
+.. math:: \\mathrm{kl}(p, q) = p\\log\\frac{p}{q} + (1-p)\\log\\frac{1-p}{1-q}
+
+(with ``0 log 0 = 0``) gives the tightest exponential tail bound of the empirical mean
+``μ̂_n`` of ``n`` pulls: by Chernoff's bound ``P(μ̂_n >= q) <= exp(-n kl(q, μ))`` for
+``q > μ``, and symmetrically ``P(μ̂_n <= q) <= exp(-n kl(q, μ))`` for ``q < μ``. The interval
+
+.. math:: \\{q \\in [0, 1] : n\\,\\mathrm{kl}(\\hat\\mu_n, q) \\le L\\}
+
+therefore misses ``μ`` with probability at most ``2 e^{-L}``, the same guarantee as the
+sub-Gaussian interval ``μ̂_n ± σ sqrt(2L/n)`` with ``σ = 1/2``; by Pinsker's inequality
+``kl(p, q) >= 2 (p - q)²`` it is never wider, and it is much narrower for means near 0 or 1.
+Its upper end is the KL-UCB index.
+
+:func:`kl_bernoulli`, :func:`kl_upper` and :func:`kl_lower` are compiled scalar functions
+for the simulators (they return ``nan`` on arguments outside their domain instead of
+raising); :func:`kl_interval` evaluates both ends for arrays and checks its arguments.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.typing import ArrayLike
+
+from . import _validate as V
+
+__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "kl_interval"]
+
+_EPS = 2.220446049250313e-16
+_MAX_ITER = 100
+
+
+@njit(cache=True, nogil=True)
+def _g(x: float) -> float:
+    """``(1 + x) log(1 + x) - x`` for ``x >= -1`` (``>= 0``), by its series for ``|x| <= 0.1``.
+
+    ``g(x) = Σ_{k>=2} (-1)^k x^k / (k (k-1))``: 17 terms leave a relative error below 1e-17.
+    """
+    if abs(x) <= 0.1:
+        s = 0.0
+        for k in range(18, 1, -1):
+            s = s * (-x) + 1.0 / (k * (k - 1.0))
+        return s * x * x
+    if x == -1.0:
+        return 1.0
+    return (1.0 + x) * math.log1p(x) - x
+
+
+@njit(cache=True, nogil=True)
+def kl_bernoulli(p: float, q: float) -> float:
+    """Kullback-Leibler divergence ``kl(p, q) = KL(Ber(p) || Ber(q))`` in nats.
+
+    ``p log(p/q) + (1-p) log((1-p)/(1-q))`` with ``0 log 0 = 0``: ``0`` when ``p == q``,
+    ``+inf`` when ``q`` is 0 or 1 and ``p != q``, ``nan`` when ``p`` or ``q`` is outside
+    ``[0, 1]``. Evaluated as the sum of two nonnegative terms,
+    ``kl = q g((p-q)/q) + (1-q) g((q-p)/(1-q))`` with ``g(x) = (1+x) log(1+x) - x``, so that
+    nothing cancels when ``p`` and ``q`` are close; the complements use ``log1p``, so that
+    ``p`` and ``q`` near 0 or 1 keep their relative accuracy.
+    """
+    if not (0.0 <= p <= 1.0 and 0.0 <= q <= 1.0):
+        return np.nan
+    if p == q:
+        return 0.0
+    d = p - q
+    # q g((p-q)/q) = p log(p/q) - (p - q)
+    if abs(d) <= 0.1 * q:
+        a = q * _g(d / q)
+    else:
+        a = (p * (math.log(p) - math.log(q)) if p > 0.0 else 0.0) - d
+    # (1-q) g((q-p)/(1-q)) = (1-p) log((1-p)/(1-q)) - (q - p)
+    cq = 1.0 - q
+    if abs(d) <= 0.1 * cq:
+        b = cq * _g(-d / cq)
+    else:
+        b = ((1.0 - p) * (math.log1p(-p) - math.log1p(-q)) if p < 1.0 else 0.0) + d
+    return a + b
+
+
+@njit(cache=True, nogil=True)
+def _far_end(p: float, level: float, upper: bool) -> float:
+    """A ``q`` beyond the root with ``kl(p, q) >= level``: ``1 - (1-p) e^{-level/(1-p) - 1}``
+    (upper) or ``p e^{-level/p - 1}`` (lower), from ``kl(p, q) >= p log(p/q) - p``."""
+    if upper:
+        return 1.0 - (1.0 - p) * math.exp(-level / (1.0 - p) - 1.0)
+    return p * math.exp(-level / p - 1.0)
+
+
+@njit(cache=True, nogil=True)
+def _solve(p: float, level: float, x: float, upper: bool) -> float:
+    """Root of ``kl(p, q) = level`` in ``(p, 1)`` (upper) or ``(0, p)`` (lower), ``0 < p < 1``.
+
+    ``h(q) = kl(p, q) - level`` (upper) or ``level - kl(p, q)`` (lower) increases on the
+    bracket ``[lo, hi]`` with ``h(lo) <= 0 < h(hi)``: ``[p, 1 - (1-p) e^{-level/(1-p) - 1}]``
+    resp. ``[p e^{-level/p - 1}, p]``, by ``kl(p, q) >= p log(p/q) - p`` and its mirror image
+    (these ends are within a factor of about ``e`` of the root, measured from 0 or 1, and
+    round to 1 resp. 0 only when the root does). ``x`` in the bracket is the starting point.
+    The Newton steps are taken in ``s = -log(1 - q)`` (upper) or ``s = log q`` (lower), in
+    which ``kl(p, ·)`` is still convex (``d²kl/ds² = p(1-q)/q²``, resp. ``q(1-p)/(1-q)²``) and nearly linear
+    close to the end of ``[0, 1]``, so roots like ``1 - 1e-30`` or ``1e-30`` take a few
+    steps. A step is kept when it lands inside the bracket and at most halves the previous
+    step, else the bracket is bisected. Stops when the step or the bracket is down to a few
+    ulps of ``q``, or after ``_MAX_ITER`` iterations (bisection alone brings ``[0, 1]``
+    below 1e-30 by then).
+    """
+    sign = 1.0 if upper else -1.0
+    if upper:
+        lo, hi = p, _far_end(p, level, True)
+    else:
+        lo, hi = _far_end(p, level, False), p
+    x = min(max(x, lo), hi)
+    dx_old = 2.0 * (hi - lo)
+    for _ in range(_MAX_ITER):
+        h = sign * (kl_bernoulli(p, x) - level)
+        if h == 0.0:
+            return x
+        if h > 0.0:
+            hi = x
+        else:
+            lo = x
+        if hi - lo <= 2.0 * _EPS * hi:
+            break
+        bisect, xn = True, x
+        if upper and x > p:      # dh/ds = (q - p) / q with q = 1 - exp(-s)
+            xn = 1.0 - (1.0 - x) * math.exp(h * x / (x - p))
+            bisect = False
+        elif not upper and x < p:  # dh/ds = (p - q) / (1 - q) with q = exp(s)
+            xn = x * math.exp(-h * (1.0 - x) / (p - x))
+            bisect = False
+        if bisect or not (lo < xn < hi) or abs(xn - x) > 0.5 * dx_old:
+            if upper and hi < 1.0:     # bisect in s = -log(1 - q)
+                xn = 1.0 - math.sqrt((1.0 - lo) * (1.0 - hi))
+            elif not upper and lo > 0.0:  # bisect in s = log q
+                xn = math.sqrt(lo * hi)
+            else:
+                xn = 0.5 * (lo + hi)
+            if not lo < xn < hi:
+                xn = 0.5 * (lo + hi)
+        dx_old = abs(xn - x)
+        if dx_old <= 2.0 * _EPS * xn:
+            return xn
+        x = xn
+    return hi if upper else lo
+
+
+@njit(cache=True, nogil=True)
+def _polish(p: float, level: float, x: float, upper: bool) -> float:
+    """The largest (upper) / smallest (lower) double ``q`` with ``kl(p, q) <= level`` near ``x``.
+
+    ``x`` is a converged root; where ``kl(p, ·)`` is flat at the scale of an ulp of ``q``
+    many doubles share its value, so the boundary is bracketed by steps doubling from an
+    ulp of ``x`` (``p`` itself satisfies the constraint, the end ``1`` or ``0`` does not)
+    and the bracket is bisected down to two adjacent doubles.
+    """
+    out = 1.0 if upper else -1.0           # away from p
+    step = max(abs(x) * _EPS, 5e-324)
+    if kl_bernoulli(p, x) <= level:
+        inner = x
+        while True:
+            outer = min(max(x + out * step, 0.0), 1.0)
+            if not kl_bernoulli(p, outer) <= level:
+                break
+            inner = outer
+            step *= 2.0
+    else:
+        outer = x
+        while True:
+            inner = max(x - step, p) if upper else min(x + step, p)
+            if kl_bernoulli(p, inner) <= level:
+                break
+            outer = inner
+            step *= 2.0
+    while True:
+        mid = 0.5 * (inner + outer)
+        if mid == inner or mid == outer:
+            return inner
+        if kl_bernoulli(p, mid) <= level:
+            inner = mid
+        else:
+            outer = mid
+
+
+@njit(cache=True, nogil=True)
+def kl_upper(p: float, level: float) -> float:
+    """Largest ``q`` in ``[p, 1]`` with ``kl(p, q) <= level``: the KL-UCB index.
+
+    ``kl(p, ·)`` increases on ``[p, 1]`` from 0 to ``kl(p, 1) = +inf`` (``p < 1``), so the
+    bound is trivial (exactly ``1.0``) only for ``p == 1`` or ``level == inf``; ``level == 0``
+    gives ``p``, and ``p == 0`` the closed form ``1 - exp(-level)``. Otherwise the root of
+    ``kl(p, q) = level`` is found by safeguarded Newton from Pinsker's bound
+    ``q <= p + sqrt(level / 2)`` or the bound ``1 - q >= (1-p) exp(-level/(1-p) - 1)``
+    (``kl`` is convex in ``-log(1 - q)``, so the Newton steps from there approach the root
+    from above), then polished to the largest double with ``kl(p, q) <= level``. ``nan`` when
+    ``p`` is outside ``[0, 1]`` or ``level`` is negative or ``nan``.
+    """
+    if not (0.0 <= p <= 1.0 and level >= 0.0):
+        return np.nan
+    if p == 1.0 or level == np.inf:
+        return 1.0
+    if level == 0.0:
+        return p
+    if p == 0.0:
+        return -math.expm1(-level)
+    # two points above the root: Pinsker's, and kl(p, q) >= (1-p) log((1-p)/(1-q)) - (1-p)
+    x = min(p + math.sqrt(0.5 * level), _far_end(p, level, True))
+    if not x < 1.0:
+        x = 0.5 * (p + 1.0)
+    return _polish(p, level, _solve(p, level, x, True), True)
+
+
+@njit(cache=True, nogil=True)
+def kl_lower(p: float, level: float) -> float:
+    """Smallest ``q`` in ``[0, p]`` with ``kl(p, q) <= level``: the lower KL confidence bound.
+
+    The mirror image of :func:`kl_upper`: trivial (exactly ``0.0``) only for ``p == 0`` or
+    ``level == inf``; ``level == 0`` gives ``p``, ``p == 1`` the closed form ``exp(-level)``;
+    otherwise safeguarded Newton from ``max(p - sqrt(level / 2), p exp(-level/p - 1))``, then
+    polished to the smallest double with ``kl(p, q) <= level``. ``nan`` on a bad argument.
+    """
+    if not (0.0 <= p <= 1.0 and level >= 0.0):
+        return np.nan
+    if p == 0.0 or level == np.inf:
+        return 0.0
+    if level == 0.0:
+        return p
+    if p == 1.0:
+        return math.exp(-level)
+    # two points below the root: Pinsker's, and kl(p, q) >= p log(p/q) - p
+    x = max(p - math.sqrt(0.5 * level), _far_end(p, level, False))
+    if not x > 0.0:
+        x = 0.5 * p
+    return _polish(p, level, _solve(p, level, x, False), False)
+
+
+@njit(cache=True, nogil=True)
+def _interval(means: np.ndarray, levels: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+    for i in range(means.size):
+        lower[i] = kl_lower(means[i], levels[i])
+        upper[i] = kl_upper(means[i], levels[i])
+
+
+def _counts(counts) -> np.ndarray:
+    bad = ValueError(f"counts must be integers >= 1 (a scalar or an array), got {counts!r}")
+    if isinstance(counts, (str, bytes)) or V.mixed_sequence(counts):
+        raise bad
+    try:
+        raw = np.asarray(counts)
+    except (TypeError, ValueError):
+        raise bad from None
+    if raw.dtype.kind not in "iu" or np.any(raw < 1):
+        raise bad
+    return raw.astype(np.float64)
+
+
+def kl_interval(means: ArrayLike, counts: ArrayLike,
+                log_level: float) -> tuple[float | np.ndarray, float | np.ndarray]:
+    """KL confidence interval ``{q : n kl(μ̂, q) <= L}`` of Bernoulli arms (vectorised).
+
+    Parameters
+    ----------
+    means : float or array
+        Empirical means ``μ̂`` in ``[0, 1]``.
+    counts : int or array of int
+        Numbers of pulls ``n >= 1`` (broadcast against ``means``).
+    log_level : float
+        ``L >= 0``: each interval misses the arm's mean with probability at most ``2 e^{-L}``
+        (e.g. ``L = log(2/δ)`` for level ``δ``).
+
+    Returns
+    -------
+    (lower, upper)
+        :func:`kl_lower` and :func:`kl_upper` at ``level = L / n``: floats when both
+        ``means`` and ``counts`` are scalars, else arrays of their broadcast shape.
+    """
+    m = V.reals(means, "means", max_ndim=None)
+    if np.any(m < 0.0) or np.any(m > 1.0):
+        raise ValueError(f"means must lie in [0, 1], got {m.tolist()}")
+    n = _counts(counts)
+    big = V.nonnegative(log_level, "log_level")
+    try:
+        m, n = np.broadcast_arrays(m, n)
+    except ValueError:
+        raise ValueError(f"means and counts must broadcast together, got shapes "
+                         f"{np.shape(m)} and {np.shape(n)}") from None
+    means_flat = np.ascontiguousarray(m, dtype=np.float64).ravel()
+    levels = (big / np.ascontiguousarray(n, dtype=np.float64)).ravel()
+    lower, upper = np.empty_like(means_flat), np.empty_like(means_flat)
+    _interval(means_flat, levels, lower, upper)
+    lower, upper = lower.reshape(m.shape), upper.reshape(m.shape)
+    if m.ndim == 0:
+        return float(lower), float(upper)
+    return lower, upper

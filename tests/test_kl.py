@@ -1,0 +1,192 @@
+"""Bernoulli KL divergence and the KL confidence bounds (bai_lib.kl)."""
+
+import math
+from decimal import Decimal, getcontext
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+from scipy.special import rel_entr
+from scipy.stats import binomtest
+
+from bai_lib.kl import kl_bernoulli, kl_interval, kl_lower, kl_upper
+
+GRID = [0.0, 1e-300, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6, 1 - 1e-12, 1.0]
+
+
+def _scipy_kl(p, q):
+    return float(rel_entr(p, q) + rel_entr(1 - p, 1 - q))
+
+
+def _exact_kl(p, q):
+    """kl of the two doubles in 60-digit decimal arithmetic (0 < p, q < 1)."""
+    getcontext().prec = 60
+    p, q = Decimal(p), Decimal(q)
+    one = Decimal(1)
+    return float(p * (p / q).ln() + (one - p) * ((one - p) / (one - q)).ln())
+
+
+def _random_pairs(n, seed):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.0, 1.0, n)
+    p[: n // 4] = 10.0 ** rng.uniform(-8, -1, n // 4)          # near 0
+    p[n // 4: n // 2] = 1 - 10.0 ** rng.uniform(-8, -1, n // 4)  # near 1
+    level = 10.0 ** rng.uniform(-6, 0.5, n)
+    return p, level
+
+
+def test_kl_matches_rel_entr_on_a_grid():
+    for p in GRID:
+        for q in GRID:
+            ours, ref = kl_bernoulli(p, q), _scipy_kl(p, q)
+            if math.isinf(ref):
+                assert ours == math.inf, (p, q)
+            else:
+                # scipy forms 1 - p, which costs up to 1e-16 absolute
+                assert ours == pytest.approx(ref, rel=1e-12, abs=1e-14), (p, q, ours, ref)
+
+
+@pytest.mark.parametrize("p,q", [(1e-12, 2e-12), (2e-12, 1e-12), (0.2, 0.2 + 1e-9),
+                                 (0.5, 0.5 - 1e-7),
+                                 (1 - 1e-12, 1 - 2e-12), (1 - 3e-10, 1 - 1e-10), (1e-300, 1e-299),
+                                 (0.3, 1e-200), (1 - 1e-9, 0.5), (1e-6, 1 - 1e-6)])
+def test_kl_keeps_its_relative_accuracy_near_the_edges_and_for_close_arguments(p, q):
+    assert kl_bernoulli(p, q) == pytest.approx(_exact_kl(p, q), rel=1e-13)
+
+
+def test_kl_conventions():
+    for p in GRID:
+        assert kl_bernoulli(p, p) == 0.0
+        if p > 0:
+            assert kl_bernoulli(p, 0.0) == math.inf
+        if p < 1:
+            assert kl_bernoulli(p, 1.0) == math.inf
+    for q in [1e-12, 0.25, 0.9, 1 - 1e-9]:
+        assert kl_bernoulli(0.0, q) == pytest.approx(-math.log1p(-q), rel=1e-14)  # 0 log 0 = 0
+        assert kl_bernoulli(1.0, q) == pytest.approx(-math.log(q), rel=1e-14)
+    for p, q in [(-0.1, 0.5), (0.5, 1.1), (math.nan, 0.5)]:
+        assert math.isnan(kl_bernoulli(p, q))
+
+
+def test_bounds_solve_the_equation_to_the_last_ulp():
+    p, level = _random_pairs(400, 1)
+    for pi, li in zip(p, level):
+        for bound, inward in ((kl_upper, 0.0), (kl_lower, 1.0)):
+            q = bound(pi, li)
+            assert kl_bernoulli(pi, q) <= li
+            # the next double outward breaks the constraint: q is the extreme one
+            outward = np.nextafter(q, 1.0 - inward)
+            assert kl_bernoulli(pi, outward) > li, (bound.__name__, pi, li, q)
+            if q in (np.nextafter(1.0, 0.0), 5e-324):
+                continue  # the root lies beyond the last double before 1 (or after 0)
+            # relative error in kl within 1e-9 plus what one ulp of q can move it
+            slope = abs(q - pi) / (q * (1 - q))
+            ulp = abs(np.nextafter(q, inward) - q)
+            assert abs(kl_bernoulli(pi, q) - li) <= 1e-9 * li + 2 * slope * ulp
+
+
+def test_the_newton_solver_alone_converges():
+    """The final ulp search only polishes: the safeguarded Newton root is already within
+    1e-12 of the bound (absolute) and 1e-13 relative of its distance to 0 or 1."""
+    from bai_lib.kl import _solve
+
+    p, level = _random_pairs(300, 4)
+    for pi, li in zip(p, level):
+        x = 0.5 * (pi + 1)  # a poor start: the bisection must do part of the work
+        up, raw = kl_upper(pi, li), _solve(pi, li, x, True)
+        assert abs(raw - up) <= min(1e-12, 1e-13 * (1 - up) + 1e-15), (pi, li, raw, up)
+        x = 0.5 * pi
+        lo, raw = kl_lower(pi, li), _solve(pi, li, x, False)
+        assert abs(raw - lo) <= min(1e-12, 1e-13 * lo + 1e-300), (pi, li, raw, lo)
+
+
+def test_bounds_match_brentq():
+    p, level = _random_pairs(200, 2)
+    p = np.clip(p, 1e-6, 1 - 1e-6)  # keep both roots well inside (0, 1) for the reference
+    level = np.minimum(level, 1.0)
+    for pi, li in zip(p, level):
+        f = lambda q: _scipy_kl(pi, q) - li  # noqa: E731
+        a, b = 1e-300, 1 - 1e-15
+        if f(b) > 0:
+            up = brentq(f, pi, b, xtol=1e-15, rtol=1e-15, maxiter=500)
+            assert abs(kl_upper(pi, li) - up) < 1e-10, (pi, li)
+        else:  # the root lies above 1 - 1e-15
+            assert b <= kl_upper(pi, li) < 1.0
+        if f(a) > 0:
+            lo = brentq(f, a, pi, xtol=1e-15, rtol=1e-15, maxiter=500)
+            assert abs(kl_lower(pi, li) - lo) < 1e-10, (pi, li)
+        else:  # the root lies below 1e-300
+            assert 0 < kl_lower(pi, li) <= a
+
+
+def test_bounds_are_monotone_in_the_level():
+    levels = np.concatenate([[0.0], np.geomspace(1e-12, 50.0, 80), [math.inf]])
+    for p in [0.0, 1e-9, 0.03, 0.5, 0.97, 1 - 1e-9, 1.0]:
+        up = np.array([kl_upper(p, lv) for lv in levels])
+        lo = np.array([kl_lower(p, lv) for lv in levels])
+        assert up[0] == p and lo[0] == p  # level 0: the point itself
+        assert np.all(np.diff(up) >= 0) and np.all(np.diff(lo) <= 0), p
+        assert np.all(lo <= p) and np.all(up >= p)
+        assert up[-1] == 1.0 and lo[-1] == 0.0  # infinite level: trivial
+
+
+def test_edge_means():
+    for lv in [1e-10, 0.1, 3.0, 800.0]:
+        assert kl_upper(1.0, lv) == 1.0  # kl(1, 1) = 0: trivial, exactly 1.0
+        assert kl_lower(0.0, lv) == 0.0  # kl(0, 0) = 0: trivial, exactly 0.0
+        # kl(0, q) = -log(1 - q) and kl(1, q) = -log(q): closed forms
+        assert kl_upper(0.0, lv) == pytest.approx(-math.expm1(-lv), rel=1e-15)
+        assert kl_lower(1.0, lv) == pytest.approx(math.exp(-lv), rel=1e-15)
+    # kl(p, 1) = inf for p < 1, so a large level does not make the upper bound trivial ...
+    assert kl_upper(0.5, 10.0) < 1.0
+    # ... until the root is within half an ulp of 1
+    assert kl_upper(0.5, 40.0) == np.nextafter(1.0, 0.0)
+    assert kl_lower(0.5, 40.0) == pytest.approx(0.25 * math.exp(-80.0) / 0.5 * 2, rel=1e-6)
+    for p, lv in [(-0.1, 1.0), (1.5, 1.0), (0.5, -1e-3), (0.5, math.nan)]:
+        assert math.isnan(kl_upper(p, lv)) and math.isnan(kl_lower(p, lv))
+
+
+def test_kl_interval_lies_inside_pinskers():
+    p, level = _random_pairs(500, 3)
+    for pi, li in zip(p, level):
+        half = math.sqrt(li / 2)
+        assert pi - half - 1e-15 <= kl_lower(pi, li) and kl_upper(pi, li) <= pi + half + 1e-15
+
+
+def test_kl_interval_is_the_vectorised_pair():
+    means = np.array([[0.0, 0.1, 0.5], [0.97, 1.0, 0.3]])
+    counts = np.array([1, 10, 1000])
+    lo, up = kl_interval(means, counts, math.log(40))
+    assert lo.shape == up.shape == (2, 3)
+    for idx in np.ndindex(means.shape):
+        lv = math.log(40) / counts[idx[1]]
+        assert lo[idx] == kl_lower(means[idx], lv) and up[idx] == kl_upper(means[idx], lv)
+    lo1, up1 = kl_interval(0.1, 10, 3.0)
+    assert isinstance(lo1, float) and (lo1, up1) == (kl_lower(0.1, 0.3), kl_upper(0.1, 0.3))
+    assert kl_interval([0.2], [5], 0.0) == (pytest.approx([0.2]), pytest.approx([0.2]))
+
+
+@pytest.mark.parametrize("means,counts,log_level,name", [
+    (1.2, 10, 1.0, "means"), (-0.1, 10, 1.0, "means"), ("0.5", 10, 1.0, "means"),
+    (math.nan, 10, 1.0, "means"), ([0.5, True], 10, 1.0, "means"),
+    (0.5, 0, 1.0, "counts"), (0.5, 2.5, 1.0, "counts"), (0.5, 10.0, 1.0, "counts"),
+    (0.5, True, 1.0, "counts"), (0.5, [3, -1], 1.0, "counts"), (0.5, "10", 1.0, "counts"),
+    (0.5, 10, -1.0, "log_level"), (0.5, 10, math.nan, "log_level"),
+    (0.5, 10, math.inf, "log_level"),
+    (0.5, 10, "1", "log_level"), ([0.1, 0.2], [1, 2, 3], 1.0, "broadcast"),
+])
+def test_kl_interval_rejects_bad_input(means, counts, log_level, name):
+    with pytest.raises(ValueError, match=name):
+        kl_interval(means, counts, log_level)
+
+
+def test_kl_interval_covers_the_mean():
+    """Mean 0.03, n = 500, L = log(2/0.05): the interval misses with probability <= 0.05."""
+    mu, n, delta, reps = 0.03, 500, 0.05, 20_000
+    rng = np.random.default_rng(20240607)
+    means = rng.binomial(n, mu, size=reps) / n
+    lo, up = kl_interval(means, n, math.log(2 / delta))
+    misses = int(np.sum((mu < lo) | (mu > up)))
+    assert binomtest(misses, reps).proportion_ci(confidence_level=0.999).high < delta, misses
+    # and it is narrower than the sub-Gaussian interval (sigma = 1/2) with the same guarantee
+    assert np.all(up - lo <= 2 * 0.5 * math.sqrt(2 * math.log(2 / delta) / n) + 1e-12)
