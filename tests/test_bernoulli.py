@@ -1,6 +1,5 @@
 """Bernoulli arms: Algorithm 1 and NoElim on Bernoulli rewards, under a BetaPrior or on fixed means."""
 
-import math
 
 import numpy as np
 import pytest
@@ -9,35 +8,14 @@ from scipy.special import ndtr
 from bai_lib import BetaPrior, Elimination, NoElim, TTUCB, GaussianPrior, simulate, delta0
 from bai_lib import _rng
 from bai_lib.stats import clopper_pearson
-from test_conventions import Stream, conf
+from test_conventions import ref_elimination
 
 
 def ref_bernoulli_elimination(state, mu, sigma, delta, d0, pull_all, recommend):
     """Algorithm 1 / NoElim in plain Python on Bernoulli arms: a pull of arm i gives 1 when the
     standard normal it consumes has Φ(z) < μ_i (probability μ_i), else 0."""
-    k = mu.size
-    stream = Stream(state, k)
-    active = list(range(k))
-    sums = np.zeros(k)
-    n = t = 0
-    while True:
-        pulled = list(range(k)) if pull_all else list(active)
-        z = stream.take(len(pulled))
-        for j, i in enumerate(pulled):
-            sums[i] += 1.0 if ndtr(z[j]) < mu[i] else 0.0
-        t += len(pulled)
-        n += 1
-        mean = sums / n
-        ucb = {i: mean[i] + conf(n, k, delta, sigma[i]) for i in active}
-        lcb = {i: mean[i] - conf(n, k, delta, sigma[i]) for i in active}
-        max_lcb = max(lcb.values())
-        active = [i for i in active if ucb[i] > max_lcb]
-        if len(active) == 1:
-            return t, active[0]
-        if max(ucb[i] for i in active) - max_lcb <= d0:
-            if recommend == "empirical_best":
-                return t, max(pulled, key=lambda i: (mean[i], -i))
-            return t, active[min(int(_rng.uniform(state) * len(active)), len(active) - 1)]
+    return ref_elimination(state, mu, sigma, delta, d0, pull_all, recommend,
+                           reward=lambda i, z: 1.0 if ndtr(z) < mu[i] else 0.0)
 
 
 @pytest.mark.parametrize("spec", [Elimination(delta0=0.05), NoElim(delta0=0.05),

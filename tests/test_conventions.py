@@ -44,8 +44,13 @@ def conf(n, k, delta, sigma):
     return sigma * math.sqrt(2 * math.log(6 * n**2 / ((delta**2 / (2 * k)) * math.pi**2)) / n)
 
 
-def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend):
-    """Algorithm 1 / NoElim; the indifference recommendation as printed or as released."""
+def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward=None):
+    """Algorithm 1 / NoElim; the indifference recommendation as printed or as released.
+    ``reward(i, z)`` turns the standard normal ``z`` of a pull of arm ``i`` into its reward
+    (default: the Gaussian ``mu[i] + sigma[i] z``)."""
+    if reward is None:
+        def reward(i, z):
+            return mu[i] + sigma[i] * z
     k = mu.size
     stream = Stream(state, k)
     active = list(range(k))
@@ -55,7 +60,7 @@ def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend):
         pulled = list(range(k)) if pull_all else list(active)
         z = stream.take(len(pulled))
         for j, i in enumerate(pulled):
-            sums[i] += mu[i] + sigma[i] * z[j]
+            sums[i] += reward(i, z[j])
         t += len(pulled)
         n += 1
         mean = sums / n
