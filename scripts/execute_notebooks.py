@@ -174,7 +174,9 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
     # deterministic cell ids keep re-executions diff-free where nothing changed
     for i, cell in enumerate(nb.cells):
         cell.id = f"{md_path.stem[:2]}-{i:03d}"
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # in the key order of the stored .ipynb (sorted), so that the .md written here and the one
+    # written by --text-only from the .ipynb agree
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     previous = nbformat.read(ipynb_path, as_version=4) if ipynb_path.exists() else None
     timing_names = {n for c in nb.cells if is_timing_cell(c) for n in csv_names_in(c.source)}
     before = {n: (results_dir / n).read_bytes() if (results_dir / n).exists() else None
