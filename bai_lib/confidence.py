@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["conf_log_const", "conf_factor", "first_indifference_round", "conf_log_term",
+__all__ = ["conf_log_const", "conf_level", "conf_factor", "first_indifference_round", "conf_log_term",
            "conf_width", "failure_bound", "indifference_round", "stopping_time_cap"]
 
 
@@ -41,6 +41,17 @@ def conf_log_const(delta: float, k: int) -> float:
 
 
 @njit(cache=True, nogil=True)
+def conf_level(n: float, log_const: float) -> float:
+    """The log term per pull, ``log(log_const · n²) / n`` (``n`` a float).
+
+    ``c(n)² / 2`` for :func:`conf_factor`; it is the level of the KL interval
+    ``{q : kl(μ̂, q) <= conf_level(n)}`` of Bernoulli arms (:mod:`bai_lib.kl`), which, by
+    Chernoff's bound, misses an arm's mean with the same probability bound as ``Conf``.
+    """
+    return math.log(log_const * n * n) / n
+
+
+@njit(cache=True, nogil=True)
 def conf_factor(n: float, log_const: float) -> float:
     """Width factor ``c(n)`` with ``Conf(i, t) = σ_i c(N_i(t))`` (``n`` a float).
 
@@ -48,7 +59,7 @@ def conf_factor(n: float, log_const: float) -> float:
     the confidence width of Section 5,
     ``Conf = sqrt(2σ² log(6N² / ((δ²/(2K)) π²)) / N)``.
     """
-    return math.sqrt(2.0 * math.log(log_const * n * n) / n)
+    return math.sqrt(2.0 * conf_level(n, log_const))
 
 
 @njit(cache=True, nogil=True)

@@ -130,7 +130,7 @@ def two_arm_walk(repeats=3):
         st = _rng.seed_state(2024, r, 1)
         t0 = time.perf_counter()
         tau = elimination_run(st.copy(), mu, sig, conf_log_const(0.01, 2), d0, 2**62, False, False, False,
-                              False, cancel)[0]
+                              False, False, cancel)[0]
         best["general"] = min(best["general"], time.perf_counter() - t0)
         t0 = time.perf_counter()
         two_arm_elimination_run(st.copy(), mu, 1.0, conf_log_const(0.01, 2), d0, 2**62, cancel)

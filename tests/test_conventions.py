@@ -44,13 +44,19 @@ def conf(n, k, delta, sigma):
     return sigma * math.sqrt(2 * math.log(6 * n**2 / ((delta**2 / (2 * k)) * math.pi**2)) / n)
 
 
-def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward=None):
+def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward=None,
+                    interval=None):
     """Algorithm 1 / NoElim; the indifference recommendation as printed or as released.
     ``reward(i, z)`` turns the standard normal ``z`` of a pull of arm ``i`` into its reward
-    (default: the Gaussian ``mu[i] + sigma[i] z``)."""
+    (default: the Gaussian ``mu[i] + sigma[i] z``); ``interval(i, mean, n)`` gives arm ``i``'s
+    ``(LCB, UCB)`` after ``n`` rounds (default: ``mean ± Conf``)."""
     if reward is None:
         def reward(i, z):
             return mu[i] + sigma[i] * z
+    if interval is None:
+        def interval(i, mean, n):
+            w = conf(n, k, delta, sigma[i])
+            return mean - w, mean + w
     k = mu.size
     stream = Stream(state, k)
     active = list(range(k))
@@ -64,8 +70,9 @@ def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward
         t += len(pulled)
         n += 1
         mean = sums / n
-        ucb = {i: mean[i] + conf(n, k, delta, sigma[i]) for i in active}
-        lcb = {i: mean[i] - conf(n, k, delta, sigma[i]) for i in active}
+        lcb, ucb = {}, {}
+        for i in active:
+            lcb[i], ucb[i] = interval(i, mean[i], n)
         max_lcb = max(lcb.values())
         active = [i for i in active if ucb[i] > max_lcb]
         if len(active) == 1:

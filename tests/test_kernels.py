@@ -47,7 +47,7 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     mu = np.zeros(k)
     sigma = np.ones(k)
     out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, conf_log_const(delta, k), delta0,
-                   10**9, False, False, False, False, NO)
+                   10**9, False, False, False, False, False, NO)
     tau, rec, cens, reason = out.T
     assert not cens.any()
     normal = (reason == K.STOP_INDIFFERENCE) & (tau == k * n_star)
@@ -66,7 +66,7 @@ def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
     out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), conf_log_const(delta, k),
-                   delta0, 10**9, True, False, False, False, NO)
+                   delta0, 10**9, True, False, False, False, False, NO)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
     # NoElim samples every arm until the indifference round, eliminations or not.
@@ -84,8 +84,8 @@ def test_elimination_block_check_matches_exact_every_round():
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
         lc = conf_log_const(delta, k)
-        fast = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, False, False, NO)
-        ref = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, True, False, NO)
+        fast = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, False, False, False, NO)
+        ref = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, True, False, False, NO)
         assert fast == ref
 
 
@@ -112,9 +112,9 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     lc = conf_log_const(delta, k)
     return {
         "elimination": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
-                                                    False, False, False, False, NO),
+                                                    False, False, False, False, False, NO),
         "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
-                                               True, False, False, False, NO),
+                                               True, False, False, False, False, NO),
         "ttts": lambda st: ttts.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
                                       max_samples, 0, NO),
         "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,

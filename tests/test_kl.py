@@ -9,7 +9,7 @@ from scipy.optimize import brentq
 from scipy.special import rel_entr
 from scipy.stats import binomtest
 
-from bai_lib.kl import kl_bernoulli, kl_interval, kl_lower, kl_upper
+from bai_lib.kl import kl_bernoulli, kl_inner, kl_interval, kl_lower, kl_upper
 
 GRID = [0.0, 1e-300, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6, 1 - 1e-12, 1.0]
 
@@ -98,6 +98,64 @@ def test_the_newton_solver_alone_converges():
         x = 0.5 * pi
         lo, raw = kl_lower(pi, li), _solve(pi, li, x, False)
         assert abs(raw - lo) <= min(1e-12, 1e-13 * lo + 1e-300), (pi, li, raw, lo)
+
+
+def test_the_newton_solver_needs_few_evaluations_from_the_inner_point():
+    """From the inner point of kl_inner, Newton converges in at most 8 evaluations of kl (it
+    used to wander for 25 to 46 when a step fell below rounding and the bracket was bisected)."""
+    import bai_lib.kl as K
+
+    calls = []
+    original = K.kl_bernoulli
+
+    def counting(p, q):
+        calls.append(q)
+        return original(p, q)
+
+    solve = K._solve.py_func
+    K.kl_bernoulli = counting
+    try:
+        worst = 0
+        for p in np.linspace(0.01, 0.99, 97):
+            for level in (1e-7, 1e-5, 1e-3, 0.1):
+                lo, hi = kl_inner(p, level)
+                for x, upper in ((hi, True), (lo, False)):
+                    calls.clear()
+                    solve(p, level, x, upper)
+                    worst = max(worst, len(calls))
+    finally:
+        K.kl_bernoulli = original
+    assert worst <= 8, worst
+
+
+def test_inner_points_lie_inside_the_exact_interval():
+    """kl_inner's points are between the exact ends and p, for means anywhere in [0, 1]
+    (subnormal, 0, 1, next to 1) and levels from 1e-18 to 1e300."""
+    rng = np.random.default_rng(21)
+    special = [0.0, 1.0, 0.5, 5e-324, 1e-300, 1 - 2**-53, 0.02]
+    for _ in range(40_000):
+        p = float(rng.choice([rng.random(), rng.random() ** 8, 1 - rng.random() ** 8,
+                              rng.choice(special)]))
+        level = 10 ** rng.uniform(-18, 2) if rng.random() < 0.8 else 10 ** rng.uniform(2, 300)
+        lo, hi = kl_inner(p, level)
+        assert kl_lower(p, level) <= lo <= p <= hi <= kl_upper(p, level), (p, level, lo, hi)
+    assert kl_inner(0.3, math.inf) == (0.3, 0.3)
+    assert kl_inner(0.0, 0.1) == (0.0, 0.0) and kl_inner(1.0, 0.1) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("p", [0.02, 0.3, 0.5, 0.9])
+def test_inner_points_approach_the_exact_ends_as_the_level_falls(p):
+    """Their distances to p, divided by the exact ones, tend to 1 (first order), the gap
+    shrinking like sqrt(level)."""
+    gaps = []
+    for level in (1e-3, 1e-5, 1e-7):
+        lo, hi = kl_inner(p, level)
+        ratio_up = (hi - p) / (kl_upper(p, level) - p)
+        ratio_lo = (p - lo) / (p - kl_lower(p, level))
+        assert 0.0 < ratio_up <= 1.0 and 0.0 < ratio_lo <= 1.0
+        gaps.append(1.0 - min(ratio_up, ratio_lo))
+    assert gaps[0] < 0.2 and gaps[2] < 0.01
+    assert gaps[1] < 0.2 * gaps[0] and gaps[2] < 0.2 * gaps[1]
 
 
 def test_bounds_match_brentq():

@@ -120,7 +120,7 @@ def test_general_kernel_decides_by_the_difference_of_the_sums(gap_factor):
     for run in range(40):
         a, b = seed_state(12, run, 1), seed_state(12, run, 1)
         tau, rec, _, code = elimination_run(a, mu, sig, conf_log_const(delta, 2), d0, 10**12, False, False, False,
-                                            False, cancel_flag(None))
+                                            False, False, cancel_flag(None))
         assert (tau, rec, code) == _difference_rule_on_kernel_rewards(b, mu, sigma, delta, d0)
 
 

@@ -14,25 +14,29 @@ from scipy.special import ndtri
 
 from .. import _validate as V
 from .._rng import uniform
-from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
+from ..confidence import (conf_factor, conf_level, conf_log_const, first_indifference_round,
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 from ..beta_prior import BetaPrior
+from ..kl import kl_inner, kl_lower, kl_upper
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, Bound, gap_cost, one_level
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
-           "two_arm_elimination_run"]
+           "two_arm_elimination_run", "WIDTHS"]
 
 _NEG_INF = -np.inf
+
+#: The confidence intervals Algorithm 1 and NoElim can use (:class:`Elimination` ``widths``).
+WIDTHS = ("subgaussian", "kl")
 
 
 @njit(cache=True, nogil=True)
 def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
                     delta0: float, max_samples: int, pull_all: bool, recommend_best: bool,
-                    check_every_round: bool, bernoulli: bool,
+                    check_every_round: bool, bernoulli: bool, kl_widths: bool,
                     cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
@@ -99,6 +103,16 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         mean when ``mu`` holds its quantile) and ``0`` otherwise; else the Gaussian reward
         ``mu[i] + sigma[i] z``. Either way one normal per pull, so the seeding, threads and
         censoring are those of the Gaussian runs.
+    kl_widths : bool
+        KL widths for Bernoulli rewards: ``LCB(i)`` and ``UCB(i)`` are the ends of
+        ``{q : kl(mu_hat_i, q) <= l(n)}`` with ``l(n) = log(log_const n²) / n``
+        (:func:`~bai_lib.kl.kl_lower`, :func:`~bai_lib.kl.kl_upper`,
+        :func:`~bai_lib.confidence.conf_level`) instead of ``mu_hat_i ± sigma_i c(n)``; ``sigma``
+        is then unused. By Chernoff's bound each interval misses the mean with at most the
+        probability ``Conf``'s does, and by Pinsker's inequality it lies inside
+        ``mu_hat_i ± c(n) / 2``. The block check uses the closed-form inner points of
+        :func:`~bai_lib.kl.kl_inner` at ``l(n_end)``: narrower intervals than the exact ones, which is the direction the check
+        needs (both conditions are monotone in the interval ends).
 
     Returns
     -------
@@ -107,6 +121,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     k = mu.size
     S = np.zeros(k)
     means = np.zeros(k)
+    ucb = np.zeros(k)
     act = np.arange(k)
     n_act = k
     buf = np.empty(max(NORMAL_BUFFER, k))
@@ -115,6 +130,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     n = 0
     block_end = 0
     c_lo = 0.0
+    level_lo = 0.0
     while True:
         pulls = k if pull_all else n_act
         if t + pulls > max_samples:
@@ -147,33 +163,44 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
             if n > block_end:
                 block_end = n + max(8, n >> 5)
                 c_lo = conf_factor(float(block_end), log_const) * (1.0 - 1e-12)
+                level_lo = conf_level(float(block_end), log_const) * (1.0 - 1e-12)
             max_l = _NEG_INF
             max_u = _NEG_INF
             for j in range(n_act):
                 i = act[j]
                 m = S[i] * inv_n
-                means[i] = m
-                w = sigma[i] * c_lo
-                max_l = max(max_l, m - w)
-                max_u = max(max_u, m + w)
+                if kl_widths:
+                    lo, hi = kl_inner(m, level_lo)
+                else:
+                    w = sigma[i] * c_lo
+                    lo = m - w
+                    hi = m + w
+                ucb[i] = hi
+                max_l = max(max_l, lo)
+                max_u = max(max_u, hi)
             if max_u - max_l > delta0:
                 maybe = False
                 for j in range(n_act):
-                    i = act[j]
-                    if means[i] + sigma[i] * c_lo <= max_l:
+                    if ucb[act[j]] <= max_l:
                         maybe = True
                         break
                 if not maybe:
                     continue
         # Exact evaluation of the round.
         c = conf_factor(float(n), log_const)
+        level = conf_level(float(n), log_const)
         max_l = _NEG_INF
         top_l = act[0]
         for j in range(n_act):
             i = act[j]
             m = S[i] * inv_n
             means[i] = m
-            lcb = m - sigma[i] * c
+            if kl_widths:
+                lcb = kl_lower(m, level)
+                ucb[i] = kl_upper(m, level)
+            else:
+                lcb = m - sigma[i] * c
+                ucb[i] = m + sigma[i] * c
             if lcb > max_l:
                 max_l = lcb
                 top_l = i
@@ -182,7 +209,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
             i = act[j]
             # The arm with the largest LCB always survives (UCB > LCB); the explicit check keeps
             # it when sigma * c is below the rounding of its mean and UCB == LCB in floating point.
-            if means[i] + sigma[i] * c > max_l or i == top_l:
+            if ucb[i] > max_l or i == top_l:
                 act[kept] = i
                 kept += 1
         n_act = kept
@@ -190,10 +217,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
             return t, np.int64(act[0]), False, STOP_SINGLE_ARM
         max_u = _NEG_INF
         for j in range(n_act):
-            i = act[j]
-            ucb = means[i] + sigma[i] * c
-            if ucb > max_u:
-                max_u = ucb
+            max_u = max(max_u, ucb[act[j]])
         if max_u - max_l <= delta0:
             if recommend_best:
                 if pull_all:
@@ -293,11 +317,18 @@ class Elimination(Algorithm):
         released for Algorithm 1), or the arm with the largest empirical mean among the arms
         sampled in the last round (as released for NoElim). See
         :func:`~bai_lib.algorithms.elimination.elimination_run`.
+    widths : {"subgaussian", "kl"}
+        The confidence intervals: ``μ̂ ± Conf`` of Section 5 (default; for Bernoulli rewards
+        with ``σ = 1/2``), or, for Bernoulli rewards only, the KL intervals
+        ``{q : n kl(μ̂, q) <= log(6n²/((δ²/(2K))π²))}`` (:data:`~bai_lib.algorithms.elimination.WIDTHS`). Both miss an arm's mean
+        with the same probability bound, so Algorithm 1's argument for PoE ≤ δ holds for
+        either; the KL intervals are never wider and much narrower for means near 0 or 1.
     """
 
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
     recommend: str = "uniform"
+    widths: str = "subgaussian"
 
     name: ClassVar[str] = "elimination"
     short_label: ClassVar[str] = "Alg. 1 (elimination)"
@@ -315,6 +346,7 @@ class Elimination(Algorithm):
         if self.delta0_factor is not None:
             object.__setattr__(self, "delta0_factor", V.positive(self.delta0_factor, "delta0_factor"))
         V.choice(self.recommend, ("uniform", "empirical_best"), "recommend")
+        V.choice(self.widths, WIDTHS, "widths")
 
     def uses_prior(self) -> bool:
         return self.delta0 is None
@@ -342,18 +374,23 @@ class Elimination(Algorithm):
         return k == 2 and self.recommend == "uniform"
 
     def two_arm_walk(self) -> Optional["TwoArmElimination"]:
-        return TwoArmElimination.of(self) if self.recommend == "uniform" else None
+        usable = self.recommend == "uniform" and self.widths == "subgaussian"
+        return TwoArmElimination.of(self) if usable else None
 
     def can_trace(self) -> bool:
-        return self.recommend == "uniform"
+        return self.recommend == "uniform" and self.widths == "subgaussian"
 
     def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
              deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
         """With ``rewards="bernoulli"`` the runnable takes the means of Bernoulli arms and hands
         the kernel their normal quantiles (``elimination_run(..., bernoulli=True)``); the widths
         use ``noise_stds`` as sub-Gaussian parameters (``1/2`` is valid for any mean in
-        ``[0, 1]``, so Algorithm 1's guarantee holds as for Gaussian rewards)."""
+        ``[0, 1]``, so Algorithm 1's guarantee holds as for Gaussian rewards), or, with
+        ``widths="kl"``, not at all."""
         V.choice(rewards, self.reward_models, "rewards")
+        if self.widths == "kl" and rewards != "bernoulli":
+            raise ValueError(f"widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
+                             f"rewards={rewards!r}")
         delta = self._single_level(deltas)
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
@@ -361,11 +398,12 @@ class Elimination(Algorithm):
         sig = noise_stds
         log_const = conf_log_const(delta, sig.size)
         bernoulli = rewards == "bernoulli"
+        kl_widths = self.widths == "kl"
 
         def call(state, mu, max_samples, cancel):
             q = ndtri(mu) if bernoulli else mu
             return elimination_run(state, q, sig, log_const, d0, max_samples, pull_all, best,
-                                   False, bernoulli, cancel)
+                                   False, bernoulli, kl_widths, cancel)
 
         return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
 
@@ -413,13 +451,17 @@ class TwoArmElimination(Elimination):
         if self.recommend != "uniform":
             raise ValueError(f"recommend must be 'uniform' for the two-arm walk, got "
                              f"{self.recommend!r}")
+        if self.widths != "subgaussian":
+            raise ValueError(f"widths must be 'subgaussian' for the two-arm walk, got "
+                             f"{self.widths!r}")
 
     @classmethod
     def of(cls, spec: Elimination) -> "TwoArmElimination":
         """The two-arm walk with the options of ``spec`` (an :class:`Elimination`)."""
         if type(spec) not in (Elimination, TwoArmElimination):
             raise ValueError(f"spec must be an Elimination specification, got {spec!r}")
-        return cls(delta0=spec.delta0, delta0_factor=spec.delta0_factor, recommend=spec.recommend)
+        return cls(delta0=spec.delta0, delta0_factor=spec.delta0_factor, recommend=spec.recommend,
+                   widths=spec.widths)
 
     def two_arm_walk(self) -> "TwoArmElimination":
         return self
