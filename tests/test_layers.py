@@ -149,7 +149,7 @@ LAYERS = [
     ["_rng", "stats", "quadrature"],
     ["priors", "beta_prior"],                     # math
     ["stopping", "confidence", "kl"],
-    ["bounds", "opt2", "oracle"],
+    ["bounds", "opt2", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops
     ["trace"],
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels

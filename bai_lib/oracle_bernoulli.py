@@ -1,0 +1,399 @@
+"""The characteristic time ``T*(μ)`` and the optimal allocation ``w*(μ)`` of Bernoulli arms.
+
+Math layer. For Bernoulli arms with means ``μ`` in ``[0, 1]`` and a unique best arm ``b``
+(Garivier & Kaufmann, 2016, Section 2.2), with :math:`\\mathrm{kl}` the Bernoulli divergence
+of :func:`bai_lib.kl.kl_bernoulli`,
+
+.. math:: T^*(\\mu)^{-1} = \\sup_{w \\in \\Sigma_K} \\min_{j \\ne b}
+    \\Big[w_b\\,\\mathrm{kl}(\\mu_b, m_j) + w_j\\,\\mathrm{kl}(\\mu_j, m_j)\\Big],
+    \\qquad m_j = \\frac{w_b\\mu_b + w_j\\mu_j}{w_b + w_j},
+
+and any δ-correct algorithm has :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+
+How it is solved
+----------------
+Fix :math:`w_b = 1` and write :math:`x_j = w_j/w_b`. For one arm, with
+:math:`m(x) = (\\mu_b + x\\mu_j)/(1 + x)` and :math:`t = 1/(1+x)`, the constraint
+:math:`g_j(x) = \\mathrm{kl}(\\mu_b, m) + x\\,\\mathrm{kl}(\\mu_j, m)` has
+
+.. math:: g_j' = \\mathrm{kl}(\\mu_j, m), \\qquad
+    g_j'' = -\\frac{(m - \\mu_j)^2\\,t}{m(1-m)}, \\qquad
+    g_j''' = -g_j''\\,t\\Big(3 - \\frac{(1 - 2m)(m - \\mu_j)}{m(1-m)}\\Big)
+
+(the terms from :math:`m'(x)` cancel in :math:`g_j'`, as :math:`m` minimises the weighted
+sum): :math:`g_j` increases and is concave, from 0 to :math:`\\mathrm{kl}(\\mu_b, \\mu_j)`,
+which is :math:`+\\infty` exactly when :math:`\\mu_j = 0` (for :math:`\\mu_b = 1` it is
+:math:`-\\log\\mu_j`). At the optimum all constraints share one value :math:`y`, so
+:math:`x_j = x_j(y)` solves :math:`g_j(x) = y`, and setting the derivative of
+:math:`y/(1 + \\sum_j x_j(y))` to zero (with :math:`x_j' = 1/g_j'`) gives Theorem 5's
+
+.. math:: F(y) = \\sum_{j \\ne b} r_j = 1, \\qquad
+    r_j = \\frac{\\mathrm{kl}(\\mu_b, m_j)}{\\mathrm{kl}(\\mu_j, m_j)}
+        = \\frac{y}{g_j'} - x_j, \\qquad
+    \\frac{dr_j}{dy} = -\\frac{y\\,g_j''}{g_j'^3} > 0,
+
+:math:`F` increasing from 0 to :math:`+\\infty`. Then :math:`w^* \\propto (1, x_j(y^*))` and
+:math:`T^*(\\mu) = (1 + \\sum_j x_j(y^*))/y^*`. For two arms :math:`F = 1` says
+:math:`\\mathrm{kl}(\\mu_1, m) = \\mathrm{kl}(\\mu_2, m) = 1/T^*`.
+
+Both nested equations are solved by Halley steps on a bracket with a bisection fallback, in
+variables chosen so that two Gaussian arms of equal variance would need one step each. Each
+:math:`g_j(x) = y` is solved in :math:`t`, in which :math:`g_j` would be linear, the iterate
+kept as :math:`x` so that tiny and huge weights keep their relative precision. The outer
+equation is parametrised by :math:`x_0`, the weight of the closest arm :math:`j_0` (largest
+:math:`\\mu_j`), with :math:`y = g_{j_0}(x_0)`: every :math:`g_j(x) = y` then has a root, also
+when some :math:`\\mathrm{kl}(\\mu_b, \\mu_j)` are infinite, and :math:`\\log F` is solved in
+:math:`\\log x_0` (it would be :math:`2\\log x_0`). Derivatives are carried as
+:math:`y\\,dr/dy` and :math:`y^2 d^2r/dy^2` and all tolerances are relative, so that nothing
+depends on the scale of :math:`y` (about :math:`\\mathrm{gap}^2`, or :math:`\\mu_b` when the
+means are tiny). For gaps near ``1e-6`` the accuracy is limited by the rounding of
+:math:`m` (relative ``eps/gap``, about ``1e-10``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.typing import ArrayLike
+
+from . import _validate as V
+from .kl import kl_bernoulli
+
+__all__ = ["solve_oracle_bernoulli", "bernoulli_characteristic_time",
+           "bernoulli_allocation_time"]
+
+_MAX_ITER = 200
+_FIRST_TOL = 1e-2    # first pass: about one Halley step per arm (F used for a step only)
+_INNER_TOL = 1e-5    # a relative Halley step this small leaves an error of order 1e-15
+_FINAL_TOL = 1e-4    # the same for the outer iteration, followed by one last pass
+
+
+@njit(cache=True, nogil=True)
+def _mean(a: float, c: float, x: float) -> float:
+    """``m(x) = (a + x c)/(1 + x)`` in ``[c, a]``, formed from the nearer end."""
+    if x <= 1.0:
+        m = a - (a - c) * (x / (1.0 + x))
+    else:
+        m = c + (a - c) / (1.0 + x)
+    return min(max(m, c), a)
+
+
+@njit(cache=True, nogil=True)
+def _guess(a: float, c: float, y: float) -> float:
+    """A start for ``g(x) = y``: the root of ``A x/(x + A/D)``, the curve with ``g(0) = 0``,
+    ``g'(0) = D = kl(c, a)`` and ``g(∞) = A = kl(a, c)``; for ``a = 1`` (``D = ∞``) ``D`` is
+    the secant slope ``g(x)/x ≈ (1 - c)(1 + log(1/x))`` at ``x ≈ y/(1 - c)``."""
+    big = kl_bernoulli(a, c) if c > 0.0 else np.inf
+    if a < 1.0:
+        slope = kl_bernoulli(c, a)
+    else:
+        slope = (1.0 - c) * (1.0 + max(math.log((1.0 - c) / y), 0.0))
+    den = slope * (1.0 - y / big) if big > 0.0 else 0.0
+    x = y / den if den > 0.0 else 1.0
+    return x if 0.0 < x < 1e300 else 1.0
+
+
+@njit(cache=True, nogil=True)
+def _derivs(a: float, c: float, x: float, m: float) -> tuple[float, float]:
+    """``g''(x)`` and ``g'''(x)`` at ``m = m(x)`` in ``(0, 1)``."""
+    t = 1.0 / (1.0 + x)
+    mc = (a - c) * t  # m - c
+    q = mc / (m * (1.0 - m))
+    g2 = -mc * q * t
+    return g2, -g2 * t * (3.0 - (1.0 - 2.0 * m) * q)
+
+
+@njit(cache=True, nogil=True)
+def _rho(y: float, kc: float, g2: float, g3: float) -> tuple[float, float]:
+    """``y dr/dy = -(y/g')^2 g''/g'`` and ``y^2 d^2r/dy^2`` along ``g(x) = y`` (``g' = kc``),
+    from ``d(dr/dy)/dy = (dr/dy)/y + 3 (dr/dy)^2 g'/y - y g'''/g'^4``."""
+    q = y / kc
+    rho = -q * q * (g2 / kc)
+    return rho, rho + 3.0 * rho * rho * (kc / y) - q * q * q * (g3 / kc)
+
+
+@njit(cache=True, nogil=True)
+def _predict(mem: np.ndarray, j: int, y: float, x: float) -> tuple[float, bool]:
+    """A start for ``g_j(x) = y`` from the last point ``x_e`` evaluated for arm ``j`` (``x`` if
+    none), and whether it is the root to about ``1e-15``: the inverse Taylor polynomial
+    ``x_e + d1 + d2 + d3``, ``d1 = (y - g(x_e))/g'``, ``d2 = -u d1²/2``, ``u = g''/g'``,
+    ``d3 = (3u² - g'''/g') d1³/6`` (degree 1 unless the terms decrease quickly)."""
+    xe, ge, g1, g2, g3 = mem[j, 0], mem[j, 1], mem[j, 2], mem[j, 3], mem[j, 4]
+    if not 0.0 < g1 < np.inf:
+        return x, False
+    d1 = (y - ge) / g1
+    u = g2 / g1
+    d2 = -0.5 * u * d1 * d1
+    d3 = (3.0 * u * u - g3 / g1) * d1 * d1 * d1 / 6.0
+    if abs(d2) > 0.25 * abs(d1) or abs(d3) > 0.25 * abs(d2):
+        xp, done = xe + d1, False
+    else:
+        xp = xe + d1 + d2 + d3
+        done = abs(d3) * abs(d3) <= 1e-15 * xp * abs(d2) and abs(d3) <= 1e-10 * xp
+    return (xp, done) if 0.0 < xp < np.inf else (x, False)
+
+
+@njit(cache=True, nogil=True)
+def _solve_arm(a: float, c: float, y: float, x: float, tol: float, mem: np.ndarray,
+               j: int) -> tuple[float, float, float, float]:
+    """Root ``x`` of ``g(x) = y`` from ``x > 0``, with ``r``, ``y dr/dy`` and ``y² d²r/dy²``:
+    Halley steps in ``t = 1/(1+x)`` on a bracket of ``x``, bisection in ``t`` (``x -> 4x + 1``
+    with no upper end) for a step that leaves it or fails to halve the previous one. The last
+    step, once at most ``tol x``, is taken without a new evaluation, ``r`` moved by its Taylor
+    polynomial of degree 2 and ``y dr/dy`` of degree 1. ``mem[j]`` keeps the last point."""
+    lo, hi, step_old = 0.0, np.inf, np.inf
+    r = rho = drho = 0.0
+    x = x if 0.0 < x < np.inf else 1.0
+    for _ in range(_MAX_ITER):
+        m = _mean(a, c, x)
+        ka = kc = g = 0.0
+        f = -y if m >= 1.0 else np.inf  # a = 1 and 1 - m below 1 ulp: g ~ x log(1/x) ~ 0
+        if 0.0 < m < 1.0:                # c = 0 and m below the smallest double: g ~ inf
+            ka = kl_bernoulli(a, m)
+            kc = kl_bernoulli(c, m)
+            g = ka + x * kc
+            f = g - y
+        ok = 0.0 < kc < np.inf
+        xn = -1.0
+        g2 = g3 = 0.0
+        if ok:
+            g2, g3 = _derivs(a, c, x, m)
+            r = ka / kc
+            rho, drho = _rho(y, kc, g2, g3)
+            mem[j, 0], mem[j, 1], mem[j, 2], mem[j, 3], mem[j, 4] = x, g, kc, g2, g3
+            t = 1.0 / (1.0 + x)
+            fr = f / kc
+            den = 2.0 - fr * (g2 / kc + 2.0 * t)
+            e = 2.0 * fr * t / den if den > 0.0 else fr * t  # relative step in t
+            if 1.0 + e > 0.0:
+                xn = (x - e) / (1.0 + e)
+        if f == 0.0:
+            return x, r, rho, drho
+        lo, hi = (lo, x) if f > 0.0 else (x, hi)
+        bisect = not (lo < xn < hi) or abs(xn - x) > 0.5 * step_old
+        if bisect:
+            if hi == np.inf:
+                xn = 4.0 * lo + 1.0
+            elif lo == 0.0:
+                xn = hi / (2.0 + hi)
+            else:
+                xn = (lo + hi + 2.0 * lo * hi) / (2.0 + lo + hi)
+            if not lo < xn < hi:  # the bracket is down to adjacent doubles
+                return x, r, rho, drho
+        step = abs(xn - x)
+        if step <= tol * xn and not bisect:
+            dx = xn - x
+            u = g2 / kc
+            q = g / kc
+            r1 = -q * u  # dr/dx = -g g''/g'^2
+            r2 = -u - q * (g3 / kc) + 2.0 * q * u * u  # d2r/dx2
+            return (xn, r + dx * (r1 + 0.5 * dx * r2),
+                    rho + (rho + drho) * (kc * dx / y), drho)
+        step_old = step
+        x = xn
+    return x, r, rho, drho
+
+
+@njit(cache=True, nogil=True)
+def _split(lo: float, hi: float) -> float:
+    """A point of the bracket ``(lo, hi)`` of ``x_0``: the geometric mean, or a step by 4."""
+    if hi == np.inf:
+        return 4.0 * lo + 1.0
+    return math.sqrt(lo * hi) if lo > 0.0 else 0.25 * hi
+
+
+@njit(cache=True, nogil=True)
+def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
+                           y_guess: float) -> tuple[float, float]:
+    """Optimal weights for Bernoulli means ``mu`` with best arm ``best``.
+
+    Writes ``w*`` into ``w`` and returns ``(T_star, y)``, ``y`` the common value of the
+    constraints with ``w_best = 1``; pass ``y`` back as ``y_guess`` to warm-start the next
+    solve (``y_guess <= 0`` starts cold). The caller guarantees ``0 <= mu <= 1`` and
+    ``mu[best] > mu[j]`` for every ``j != best``; ``T_star`` is ``inf`` when the gaps are
+    out of floating-point range.
+
+    A cold start takes about one Halley step per arm from ``_guess`` in its first pass
+    (an inexact ``F``, used for a step but not for the bracket); a warm start begins at the
+    ``x_0`` of ``y_guess`` (one Halley step; ignored when all other arms are tied) and
+    converges its first pass. Later passes start each arm at ``_predict``. Once an
+    outer Halley step (``log F`` in ``log x_0``) is at most ``1e-4`` relative it is taken
+    (cubic convergence leaves an error of order ``1e-12`` or less, and ``T*``, stationary in
+    ``x_0``, the square of that) and every ``x_j`` follows to the new ``y`` by ``_predict``
+    or one Halley step. ``w`` holds the ``x_j`` while iterating (``x_0`` for ties with ``j_0``).
+    """
+    k = mu.size
+    a = mu[best]
+    mem = np.empty((k, 5))  # per arm: x, g and three derivatives at its last evaluation
+    c0, n0 = -1.0, 0  # the largest other mean and how many arms have it
+    for j in range(k):
+        mem[j, 2] = np.nan
+        if j != best:
+            if mu[j] > c0:
+                c0, n0 = mu[j], 1
+            elif mu[j] == c0:
+                n0 += 1
+    # y_guess must be below sup g_{j_0}; with all other arms tied the cold start is as good
+    warm = y_guess > 0.0 and n0 < k - 1 and (c0 == 0.0 or y_guess < kl_bernoulli(a, c0))
+    if warm:
+        x0 = _solve_arm(a, c0, y_guess, _guess(a, c0, y_guess), _FIRST_TOL, mem, best)[0]
+    else:
+        f = 0.0  # Gaussian arms of equal variance, y small: x_j = x_0 (Δ_0/Δ_j)², r_j = x_j²
+        for j in range(k):
+            f += ((a - c0) / (a - mu[j])) ** 4 if j != best else 0.0
+        x0 = 1.0 / math.sqrt(f)
+    lo, hi, y, passes = 0.0, np.inf, 0.0, 0
+    for it in range(_MAX_ITER):
+        m = _mean(a, c0, x0)
+        ka = kl_bernoulli(a, m) if 0.0 < m < 1.0 else 0.0
+        kc = kl_bernoulli(c0, m) if 0.0 < m < 1.0 else 0.0
+        y = ka + x0 * kc
+        if not (0.0 < kc < np.inf and 0.0 < y < np.inf):
+            # m rounds to μ_b (x_0 too small, F < 1) or to μ_{j_0} (too large), as after a far
+            # warm start; T* is reported as inf once the bracket is down to that
+            lo, hi = (x0, hi) if (m == a or m >= 1.0 or y == 0.0) else (lo, x0)
+            xn, y = _split(lo, hi), 0.0
+            if not lo < xn < hi or it == _MAX_ITER - 1:
+                break
+            x0 = xn
+            continue
+        g2, g3 = _derivs(a, c0, x0, m)
+        rho, drho = _rho(y, kc, g2, g3)
+        f, s, s2 = n0 * (ka / kc), n0 * rho, n0 * drho
+        exact = passes > 0 or warm or n0 == k - 1
+        for j in range(k):
+            if j != best and mu[j] != c0:
+                start = _predict(mem, j, y, w[j])[0] if passes > 0 else _guess(a, mu[j], y)
+                xj, rj, rhoj, drhoj = _solve_arm(a, mu[j], y, start,
+                                                 _INNER_TOL if exact else _FIRST_TOL, mem, j)
+                w[j] = xj
+                f += rj
+                s += rhoj
+                s2 += drhoj
+        passes += 1
+        if exact and f == 1.0:
+            break
+        if exact:
+            lo, hi = (lo, x0) if f > 1.0 else (x0, hi)
+        # Halley on phi = log F in sigma = log x_0; y1 = (dy/dsigma)/y, y2 = (d2y/dsigma2)/y
+        xn = -1.0
+        y1 = kc * x0 / y
+        p1 = s * y1 / f if 0.0 < f < np.inf and 0.0 < s < np.inf else 0.0
+        if p1 > 0.0:
+            y2 = g2 * x0 * (x0 / y) + y1
+            phi = math.log(f)
+            p2 = (s2 * y1 * y1 + s * y2) / f - p1 * p1
+            den = 2.0 * p1 * p1 - phi * p2
+            ds = -2.0 * phi * p1 / den if den > 0.0 else -phi / p1
+            if abs(ds) < np.inf:
+                xn = x0 * math.exp(max(min(ds, 5.0), -5.0))
+        if not lo < xn < hi:
+            xn = _split(lo, hi)
+            if not lo < xn < hi:
+                break
+        elif exact and abs(xn - x0) <= _FINAL_TOL * x0:
+            x0 = xn
+            m = _mean(a, c0, x0)
+            y = kl_bernoulli(a, m) + x0 * kl_bernoulli(c0, m)
+            for j in range(k):
+                if j != best and mu[j] != c0:
+                    xj, done = _predict(mem, j, y, w[j])
+                    w[j] = xj if done else _solve_arm(a, mu[j], y, xj, _FINAL_TOL, mem, j)[0]
+            break
+        if (hi < np.inf and hi - lo <= 1e-14 * hi) or it == _MAX_ITER - 1:
+            break
+        x0 = xn
+    total = 1.0
+    for j in range(k):
+        if j != best:
+            if mu[j] == c0:
+                w[j] = x0
+            total += w[j]
+    w[best] = 1.0
+    for j in range(k):
+        w[j] /= total
+    return (total / y if y > 0.0 else np.inf), y
+
+
+def _instance(means) -> tuple[np.ndarray, int]:
+    """Checked ``(mu, best)`` of a Bernoulli instance with a unique best arm."""
+    mu = V.reals(means, "means")
+    if mu.ndim != 1 or mu.size < 2:
+        raise ValueError(f"means must be a finite vector of length >= 2, got {means!r}")
+    if np.any(mu < 0.0) or np.any(mu > 1.0):
+        raise ValueError(f"means must lie in [0, 1] (Bernoulli arms), got {mu.tolist()}")
+    best = int(np.argmax(mu))
+    if np.count_nonzero(mu == mu[best]) > 1:
+        raise ValueError("means: the best arm must be unique (with a tie, T* is infinite)")
+    gap = float(mu[best] - np.max(np.delete(mu, best)))
+    if gap < 64 * np.spacing(mu[best]):  # m in (μ_j, μ_b) would be a few doubles apart
+        raise ValueError(f"means: the gap to the best arm, {gap:.3g}, is under 64 ulps of "
+                         f"{float(mu[best])!r}: T* is out of floating-point precision")
+    return np.ascontiguousarray(mu), best
+
+
+def _out_of_range(mu: np.ndarray, best: int) -> ValueError:
+    gap = float(mu[best] - np.max(np.delete(mu, best)))
+    return ValueError(f"means: T* is out of floating-point range (the smallest gap to the "
+                      f"best arm is {gap:.3g}, best mean {float(mu[best]):.3g})")
+
+
+def bernoulli_allocation_time(means: ArrayLike, weights: ArrayLike) -> float:
+    """``T(w, μ)``: the characteristic time of the fixed allocation ``w`` (Bernoulli arms).
+
+    .. math:: T(w, \\mu)^{-1} = \\min_{j \\ne b}
+        \\Big[w_b\\,\\mathrm{kl}(\\mu_b, m_j) + w_j\\,\\mathrm{kl}(\\mu_j, m_j)\\Big],
+        \\qquad m_j = \\frac{w_b\\mu_b + w_j\\mu_j}{w_b + w_j},
+
+    so that :math:`T^*(\\mu) = \\min_w T(w, \\mu)`, attained at ``w_star``.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        As for :func:`bernoulli_characteristic_time`.
+    weights : array_like, shape (k,)
+        Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
+    """
+    mu, best = _instance(means)
+    w = V.reals(weights, "weights")
+    if w.shape != mu.shape or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, "
+                         f"got {weights!r}")
+    if w[best] == 0:
+        raise ValueError("weights: the best arm must get a positive weight (else T is infinite)")
+    if np.count_nonzero(w == 0):
+        raise ValueError("weights: every arm must get a positive weight (else T is infinite)")
+    a, wb, cost = mu[best], w[best], np.inf
+    for j in np.flatnonzero(np.arange(mu.size) != best):
+        m = min(max((wb * a + w[j] * mu[j]) / (wb + w[j]), mu[j]), a)  # rounded into [μ_j, μ_b]
+        cost = min(cost, float(wb * kl_bernoulli(a, m) + w[j] * kl_bernoulli(mu[j], m)))
+    t = 1.0 / cost if cost > 0 else math.inf
+    if not math.isfinite(t):
+        raise _out_of_range(mu, best)
+    return t
+
+
+def bernoulli_characteristic_time(means: ArrayLike) -> tuple[float, np.ndarray]:
+    """``(T_star, w_star)``: the characteristic time and optimal allocation of Bernoulli arms.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        Arm means in ``[0, 1]`` (0 and 1 included), ``k >= 2``, with a unique best arm
+        (otherwise ``T*`` is infinite).
+
+    Returns
+    -------
+    T_star : float
+        :math:`T^*(\\mu)`, so that :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+    w_star : ndarray, shape (k,)
+        The allocation attaining the supremum (sums to 1, positive).
+    """
+    mu, best = _instance(means)
+    w = np.empty(mu.size)
+    t_star, _ = solve_oracle_bernoulli(mu, best, w, 0.0)
+    if not (math.isfinite(t_star) and t_star > 0 and np.all(np.isfinite(w))):
+        raise _out_of_range(mu, best)
+    return float(t_star), w
