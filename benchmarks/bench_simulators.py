@@ -8,7 +8,8 @@ Prints, for the settings of Table 1 (k = 2, standard normal prior,
 sigma = 1, delta = 0.1, N = 1000 runs) and Table 2 (k = 10, delta = 0.01,
 N = 1000 runs; Delta_0 with factor 4 as printed in Algorithm 1 and factor 1), and for
 Bernoulli arms under two uniform priors (rows B1: Table 1's setting with ``BetaPrior.uniform(2)``
-and sigma = 1/2),
+and sigma = 1/2) and at rates near 3% (rows B2: ``BetaPrior(3, 97)`` twice, sigma = 1/2 and
+KL widths, a tenth of the runs),
 the wall time of :func:`bai_lib.simulation.simulate`, the number of samples
 drawn, the throughput in samples per second and its ratio to numpy's bulk
 normal generator (single core, and times the number of threads).
@@ -153,7 +154,15 @@ ROWS = [
     # Bernoulli arms under two uniform priors (BetaPrior.uniform(2)), sigma = 1/2
     ("B1", 2, 0.1, "elimination", 4.0, 10**9),
     ("B1", 2, 0.1, "noelim", 4.0, 10**9),
+    # Bernoulli arms at rates near 3% (BetaPrior(3, 97) twice): sigma = 1/2 and KL widths,
+    # a tenth of the runs
+    ("B2", 2, 0.1, "elimination", 4.0, 10**9),
+    ("B2", 2, 0.1, "elimination/kl", 4.0, 10**9),
 ]
+
+#: The prior of each row label with Bernoulli arms, and the fraction of ``--n-runs`` it runs.
+BERNOULLI_PRIORS = {"B1": (BetaPrior.uniform(2), 1.0),
+                    "B2": (BetaPrior([3.0, 3.0], [97.0, 97.0]), 0.1)}
 
 #: The fixed-instance table: label, specification, fraction of ``--n-runs`` (the capped
 #: re-drawing challenger needs up to a hundred posterior draws per step once the leader is
@@ -205,28 +214,31 @@ def main(argv=None):
     two_arm_walk()
     print()
 
-    header = (f"{'row':<4}{'algorithm':<13}{'D0 fac':>7}{'wall s':>9}{'samples':>12}"
+    header = (f"{'row':<4}{'algorithm':<15}{'D0 fac':>7}{'wall s':>9}{'samples':>12}"
               f"{'samples/s':>11}{'/numpy':>8}{'/(np*thr)':>10}{'cens':>6}"
               f"{'avg tau':>11}{'max tau':>11}{'error':>7}")
     print(header)
     print("-" * len(header))
     total = 0.0
     for label, k, delta, alg, factor, max_samples in ROWS:
-        bernoulli = label.startswith("B")
-        prior = BetaPrior.uniform(k) if bernoulli else GaussianPrior.standard(k)
-        spec = ALGORITHMS[alg](delta0_factor=factor) if factor is not None else alg
+        bernoulli = label in BERNOULLI_PRIORS
+        prior, share = BERNOULLI_PRIORS[label] if bernoulli else (GaussianPrior.standard(k), 1.0)
+        name, _, widths = alg.partition("/")
+        options = {"widths": widths} if widths else {}
+        spec = ALGORITHMS[name](delta0_factor=factor, **options) if factor is not None else alg
         if bernoulli:  # load the kernel outside the timing
             simulate(spec, prior, None, delta, 1, args.seed, progress=False)
         t0 = time.perf_counter()
-        res = simulate(spec, prior, None if bernoulli else 1.0, delta, args.n_runs, args.seed,
-                       n_threads=n_threads, max_samples=max_samples)
+        res = simulate(spec, prior, None if bernoulli else 1.0, delta,
+                       max(1, int(args.n_runs * share)), args.seed, n_threads=n_threads,
+                       max_samples=max_samples)
         wall = time.perf_counter() - t0
         total += wall
         samples = int(res.stopping_times.sum())
         rate = samples / wall
         s = res.summary()
         fac = "-" if factor is None else f"{factor:g}"
-        print(f"{label:<4}{alg:<13}{fac:>7}{wall:>9.2f}{samples:>12.4g}{rate:>11.3g}"
+        print(f"{label:<4}{alg:<15}{fac:>7}{wall:>9.2f}{samples:>12.4g}{rate:>11.3g}"
               f"{rate / np_rate:>8.2f}{rate / (np_rate * n_threads):>10.2f}"
               f"{s['n_censored']:>6d}{s['avg']:>11.4g}{s['max']:>11.4g}{s['error']:>7.3f}",
               flush=True)
