@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from ._rng import fill_normal
+from .kl import kl_glr
 from .stopping import glr_beta
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "first_round",
     "glr_check",
     "glr_passes",
+    "glr_passes_bernoulli",
     "glr_refresh",
     "observe",
     "level_records",
@@ -126,6 +128,28 @@ def glr_passes(mh: np.ndarray, v: np.ndarray, best: int, c: float) -> bool:
         if j != best:
             d = mh[best] - mh[j]
             if d * d < c * (v[best] + v[j]):
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def glr_passes_bernoulli(mh: np.ndarray, N: np.ndarray, best: int, c: float) -> bool:
+    """:func:`glr_passes` for Bernoulli arms: whether ``Z_{best,j} >= c / 2`` for every
+    ``j != best``, ``Z`` the Bernoulli GLR statistic :func:`~bai_lib.kl.kl_glr`.
+
+    ``kl(p, q) <= (p - q)² / (2 min(v(p), v(q)))`` with ``v(t) = t (1 - t)`` (the integral
+    form of :func:`~bai_lib.kl.kl_inner`), so ``Z_{ab} <= d² / (2 V (1/N_a + 1/N_b))`` with
+    ``d = μ̂_a − μ̂_b`` and ``V = min(v(μ̂_a), v(μ̂_b))``; the logarithms are evaluated only for
+    pairs whose bound reaches ``c / 2``, which makes the decision that of the exact test.
+    """
+    for j in range(mh.size):
+        if j != best:
+            a, b = mh[best], mh[j]
+            d = a - b
+            bound_var = min(a * (1.0 - a), b * (1.0 - b)) * (1.0 / N[best] + 1.0 / N[j])
+            if d * d < c * bound_var * (1.0 - 1e-12):
+                return False
+            if kl_glr(a, float(N[best]), b, float(N[j])) < 0.5 * c:
                 return False
     return True
 

@@ -18,7 +18,8 @@ Its upper end is the KL-UCB index.
 :func:`kl_bernoulli`, :func:`kl_upper` and :func:`kl_lower` are compiled scalar functions
 for the simulators (they return ``nan`` on arguments outside their domain instead of
 raising); :func:`kl_inner` gives closed-form points inside the interval, for a cheap first
-test before the exact ends are solved; :func:`kl_interval` evaluates both ends for arrays and checks its arguments.
+test before the exact ends are solved; :func:`kl_interval` evaluates both ends for arrays and
+checks its arguments. :func:`kl_glr` is the GLR statistic of two Bernoulli arms.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "kl_inner", "kl_interval"]
+__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "kl_inner", "kl_interval", "kl_glr"]
 
 _EPS = 2.220446049250313e-16
 _MAX_ITER = 100
@@ -286,6 +287,24 @@ def kl_lower(p: float, level: float) -> float:
     if p == 1.0:
         return math.exp(-level)
     return _polish(p, level, _solve(p, level, kl_inner(p, level)[0], False), False)
+
+
+@njit(cache=True, nogil=True)
+def kl_glr(mean_a: float, n_a: float, mean_b: float, n_b: float) -> float:
+    r"""The Bernoulli GLR statistic of "arm ``a`` beats arm ``b``" (0 when ``mean_a <= mean_b``).
+
+    .. math:: Z_{ab} = N_a\,\mathrm{kl}(\hat\mu_a, m) + N_b\,\mathrm{kl}(\hat\mu_b, m),
+        \qquad m = \frac{N_a\hat\mu_a + N_b\hat\mu_b}{N_a + N_b},
+
+    the log-likelihood ratio of the empirical means against the best pair of equal means
+    (Garivier & Kaufmann, 2016, Section 3.2). For Gaussian arms the same definition gives
+    ``(μ̂_a − μ̂_b)² / (2 (σ²/N_a + σ²/N_b))``.
+    """
+    if not mean_a > mean_b:
+        return 0.0
+    m = (n_a * mean_a + n_b * mean_b) / (n_a + n_b)
+    m = min(max(m, mean_b), mean_a)  # rounding must not carry m outside [mean_b, mean_a]
+    return n_a * kl_bernoulli(mean_a, m) + n_b * kl_bernoulli(mean_b, m)
 
 
 @njit(cache=True, nogil=True)

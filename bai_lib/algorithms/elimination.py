@@ -111,8 +111,9 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         is then unused. By Chernoff's bound each interval misses the mean with at most the
         probability ``Conf``'s does, and by Pinsker's inequality it lies inside
         ``mu_hat_i ± c(n) / 2``. The block check uses the closed-form inner points of
-        :func:`~bai_lib.kl.kl_inner` at ``l(n_end)``: narrower intervals than the exact ones, which is the direction the check
-        needs (both conditions are monotone in the interval ends).
+        :func:`~bai_lib.kl.kl_inner` at ``l(n_end)``: narrower intervals than the exact ones,
+        which is the direction the check needs (both conditions are monotone in the interval
+        ends).
 
     Returns
     -------

@@ -1,4 +1,5 @@
-"""Track-and-Stop (Garivier & Kaufmann, 2016) for Gaussian arms with known, possibly unequal σ_i."""
+"""Track-and-Stop (Garivier & Kaufmann, 2016) for Gaussian arms with known, possibly unequal σ_i,
+and for Bernoulli arms."""
 
 from __future__ import annotations
 
@@ -10,17 +11,22 @@ from typing import ClassVar, Optional
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
+from scipy.special import ndtri
 
 from .. import _validate as V
-from ..stopping import GLR_THRESHOLDS, glr_threshold
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
-                       record_glr_levels, record_rest, refill)
+from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
+from .._rng import fill_normal
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, argmax,
+                       cancel_flag, first_round, glr_check, glr_passes_bernoulli, glr_refresh,
+                       level_records, observe, record_glr_levels, record_level, record_rest,
+                       refill)
 from ..oracle import check_variances, solve_oracle
+from ..oracle_bernoulli import solve_oracle_bernoulli
 from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
-__all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run", "UPDATE_SCHEDULES"]
+__all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
+           "track_and_stop_levels_run_bernoulli", "UPDATE_SCHEDULES"]
 
 #: ``update`` option -> ``lazy_shift`` of :func:`track_and_stop_run` (0: re-solve every step).
 UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
@@ -73,6 +79,13 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     Ties in the argmax/argmin go to the lowest index. Rewards are drawn as in the other kernels
     (a buffer of :data:`bai_lib.kernels.NORMAL_BUFFER` standard normals).
 
+    :func:`track_and_stop_levels_run_bernoulli` runs Bernoulli arms (``mu`` the normal quantiles
+    of the means, as in :func:`~bai_lib.algorithms.elimination.elimination_run`): the GLR
+    statistic is the Bernoulli one (:func:`~bai_lib.kernels.glr_passes_bernoulli`, same
+    threshold), the weights are ``w*(μ̂)`` of the Bernoulli divergence
+    (:func:`bai_lib.oracle_bernoulli.solve_oracle_bernoulli`, warm-started alike) and the
+    empirical means are the correctly rounded ``S_i / N_i``.
+
     The sampling rule does not depend on ``δ``, so one trajectory serves every level of
     ``deltas`` (decreasing), as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`: each
     level records the first time its test passed, with the empirical best arm then, which is
@@ -83,6 +96,27 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     tau, recommendation, censored, stop_reason
         Of the last level; ``out_tau``, ``out_rec``, ``out_code`` hold every level's record.
     """
+    return _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
+                                  False, max_samples, out_tau, out_rec, out_code, cancel)
+
+
+@njit(cache=True, nogil=True)
+def track_and_stop_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
+                                        deltas: np.ndarray, rule: int, c_tracking: bool,
+                                        lazy_shift: int, max_samples: int, out_tau: np.ndarray,
+                                        out_rec: np.ndarray, out_code: np.ndarray,
+                                        cancel: np.ndarray) -> tuple[int, int, bool, int]:
+    """:func:`track_and_stop_levels_run` on Bernoulli arms (``mu`` the normal quantiles of the
+    means): the same arguments and records, the Bernoulli steps described there."""
+    return _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
+                                  True, max_samples, out_tau, out_rec, out_code, cancel)
+
+
+# The body of both kernels; each passes ``bernoulli`` as a constant, for which the compiler
+# specialises the body (as for the TTUCB kernels).
+@njit(cache=True, nogil=True)
+def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift, bernoulli,
+                           max_samples, out_tau, out_rec, out_code, cancel):
     k = mu.size
     var = sigma * sigma
     S = np.zeros(k)
@@ -92,7 +126,17 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     w = np.empty(k)
     cum = np.ones(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
-    pos = first_round(state, mu, sigma, var, buf, S, N, mh, v)
+    if bernoulli:
+        fill_normal(state, buf)
+        for i in range(k):
+            x = np.float64(buf[i] < mu[i])
+            S[i] = x
+            N[i] = 1
+            mh[i] = x
+            v[i] = var[i]
+        pos = k
+    else:
+        pos = first_round(state, mu, sigma, var, buf, S, N, mh, v)
     inv_next = np.full(k, 0.5)
     t = np.int64(k)
     t_next = t
@@ -106,9 +150,21 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     while True:
         if t >= t_next:
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
-        best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
+        if bernoulli:
+            best = argmax(mh)
+            stop = (glr_passes_bernoulli(mh, N, best, 2.0 * thr_lo) and
+                    glr_passes_bernoulli(mh, N, best, 2.0 * glr_beta(t, deltas[p], rule)))
+        else:
+            best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
-            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
+            if bernoulli:
+                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+                while p < m and glr_passes_bernoulli(mh, N, best,
+                                                     2.0 * glr_beta(t, deltas[p], rule)):
+                    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+            else:
+                p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec,
+                                      out_code)
             if p == m:
                 return t, np.int64(best), False, STOP_GLR
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
@@ -124,7 +180,10 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
                 w[j] = 1.0 / k
             last_best = -1
         elif best != last_best or t >= t_solve:
-            _, u = solve_oracle(mh, var, best, w, u if best == last_best else 0.0)
+            if bernoulli:
+                _, u = solve_oracle_bernoulli(mh, best, w, u if best == last_best else 0.0)
+            else:
+                _, u = solve_oracle(mh, var, best, w, u if best == last_best else 0.0)
             last_best = best
             if lazy_shift > 0:
                 t_solve = t + max(1, t >> lazy_shift)
@@ -156,7 +215,11 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
                 record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
-        observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
+        if bernoulli:
+            observe(arm, np.float64(buf[pos] < mu[arm]), S, N, mh, v, inv_next, var)
+            mh[arm] = S[arm] / N[arm]  # correctly rounded, so that equal proportions tie
+        else:
+            observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1
         t += 1
 
@@ -193,6 +256,7 @@ class TrackAndStop(Algorithm):
     short_label: ClassVar[str] = "TaS"
     color: ClassVar[str] = "#2e4057"
     one_trajectory: ClassVar[bool] = True
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     def __post_init__(self):
         V.choice(self.tracking, ("D", "C"), "tracking")
@@ -205,7 +269,13 @@ class TrackAndStop(Algorithm):
         return glr_threshold(t, delta, threshold=self.threshold)
 
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
+        """With ``rewards="bernoulli"``, the Bernoulli GLR statistic and oracle
+        (:func:`~bai_lib.algorithms.track_and_stop.track_and_stop_levels_run_bernoulli`); the
+        threshold ``β(t, δ)`` is used as is."""
+        V.choice(rewards, self.reward_models, "rewards")
+        bernoulli = rewards == "bernoulli"
+        kernel = track_and_stop_levels_run_bernoulli if bernoulli else track_and_stop_levels_run
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
@@ -215,8 +285,7 @@ class TrackAndStop(Algorithm):
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            track_and_stop_levels_run(state, mu, sig, levels, rule, c_tracking, lazy_shift,
-                                      max_samples, out_tau, out_rec, out_code,
-                                      cancel_flag(cancel))
+            kernel(state, ndtri(mu) if bernoulli else mu, sig, levels, rule, c_tracking,
+                   lazy_shift, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
         return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))
