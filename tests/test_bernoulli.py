@@ -196,3 +196,49 @@ BAD = [
 def test_bad_bernoulli_input_is_refused_by_name(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_the_kl_window_test_only_skips_rounds_that_decide_nothing():
+    """Whenever the window test says rounds n .. n + W are quiet, no reachable state of those
+    rounds (each arm's sum at either extreme, all successes or none since round n) eliminates
+    an arm or stops by indifference with the exact KL ends. Half the states are placed next to
+    an elimination (arm 1's UCB within 3 W/n of arm 0's LCB), at n up to 10^7, where the shift
+    the window allows exceeds the gap between the inner points and the exact ends."""
+    from itertools import product
+
+    from bai_lib.algorithms.elimination import _kl_window, _kl_window_quiet
+    from bai_lib.confidence import conf_level
+    from bai_lib.kl import kl_lower, kl_upper
+
+    rng = np.random.default_rng(17)
+    quiet = 0
+    for trial in range(600):
+        k = 2 + trial % 2
+        n = int(10 ** rng.uniform(2, 7))
+        lc = conf_log_const(0.1, k)
+        S = rng.binomial(n, rng.uniform(0.01, 0.3, k)).astype(float)
+        if trial % 4 < 2:  # next to an elimination: the largest S_1 with UCB_1 <= LCB_0 + gap
+            level = conf_level(float(n), lc)
+            target = kl_lower(S[0] / n, level) + rng.uniform(0, 3) * _kl_window(n) / n
+            lo, hi = -1, int(S[0])
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if kl_upper(mid / n, level) <= target else (lo, mid)
+            if lo < 0:
+                continue
+            S[1] = lo
+        act = np.arange(k)
+        d0 = float(rng.uniform(0.0005, 0.01))
+        if not _kl_window_quiet(S, act, k, n, lc, d0, np.zeros(k)):
+            continue
+        quiet += 1
+        w = _kl_window(n)
+        for m in sorted({n + (w * q) // 8 for q in range(9)}):
+            level = conf_level(float(m), lc)
+            for ups in product((0, m - n), repeat=k):
+                means = (S + np.array(ups)) / m
+                lcb = [kl_lower(x, level) for x in means]
+                ucb = [kl_upper(x, level) for x in means]
+                assert min(ucb) > max(lcb), (n, m, S, ups)
+                assert max(ucb) - max(lcb) > d0, (n, m, S, ups)
+    assert quiet > 60, quiet

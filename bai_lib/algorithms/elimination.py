@@ -19,7 +19,7 @@ from ..confidence import (conf_factor, conf_level, conf_log_const, first_indiffe
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 from ..beta_prior import BetaPrior
-from ..kl import kl_inner, kl_lower, kl_upper
+from ..kl import kl_bernoulli, kl_inner, kl_lower, kl_upper
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, Bound, gap_cost, one_level
@@ -31,6 +31,56 @@ _NEG_INF = -np.inf
 
 #: The confidence intervals Algorithm 1 and NoElim can use (:class:`Elimination` ``widths``).
 WIDTHS = ("subgaussian", "kl")
+
+
+@njit(cache=True, nogil=True)
+def _upper_exceeds(p: float, level: float, x: float) -> bool:
+    """Whether ``kl_upper(p, level) > x``, from one evaluation of ``kl``: true when ``p > x``,
+    else exactly when the double after ``x`` still has ``kl(p, ·) <= level``."""
+    if p > x:
+        return True
+    if x >= 1.0:
+        return False
+    return kl_bernoulli(p, np.nextafter(x, 2.0)) <= level
+
+
+@njit(cache=True, nogil=True)
+def _kl_window(n: int) -> int:
+    """Rounds a window of the KL block check covers after round ``n``: ``max(1, √n / 4)``."""
+    return max(1, int(math.sqrt(n)) >> 2)
+
+
+@njit(cache=True, nogil=True)
+def _kl_window_quiet(S, act, n_act, n, log_const, delta0, scratch) -> bool:
+    """Whether no elimination and no indifference stop can happen in rounds ``n .. n + W``.
+
+    ``W = _kl_window(n)``. In those rounds an active arm's sum grows by at most one per round,
+    so its mean stays in ``[S/(n+W), (S+W)/(n+W)]``, and the level ``conf_level`` is at least
+    its value at ``n + W``. The KL ends increase with the mean and widen with the level, so
+    ``UCB_i`` is at least the inner upper point (:func:`~bai_lib.kl.kl_inner`) at the lowest
+    mean and that level, and ``LCB_i`` at most the inner lower point at the highest mean. If
+    every such ``UCB_i`` exceeds the largest such ``LCB_j``, and the largest minus that exceeds
+    ``delta0``, neither rule can fire in the window.
+    """
+    w = _kl_window(n)
+    end = float(n + w)
+    level = conf_level(end, log_const) * (1.0 - 1e-12)
+    inv = 1.0 / end
+    max_l = _NEG_INF
+    max_u = _NEG_INF
+    for j in range(n_act):
+        i = act[j]
+        lo = kl_inner(min((S[i] + w) * inv, 1.0), level)[0]
+        hi = kl_inner(S[i] * inv, level)[1]
+        scratch[i] = hi
+        max_l = max(max_l, lo)
+        max_u = max(max_u, hi)
+    if not max_u - max_l > delta0:
+        return False
+    for j in range(n_act):
+        if not scratch[act[j]] > max_l:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -113,7 +163,9 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         ``mu_hat_i ± c(n) / 2``. The block check uses the closed-form inner points of
         :func:`~bai_lib.kl.kl_inner` at ``l(n_end)``: narrower intervals than the exact ones,
         which is the direction the check needs (both conditions are monotone in the interval
-        ends).
+        ends). Before it, a window test skips up to ``√n / 4`` rounds at once when even the
+        extreme means those rounds can reach decide nothing (``_kl_window_quiet``); when it
+        fails, rounds are checked one by one for as many rounds before it is tried again.
 
     Returns
     -------
@@ -132,6 +184,8 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     block_end = 0
     c_lo = 0.0
     level_lo = 0.0
+    skip_until = 0
+    retry_at = 0
     while True:
         pulls = k if pull_all else n_act
         if t + pulls > max_samples:
@@ -160,6 +214,14 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         t += pulls
         n += 1
         inv_n = 1.0 / n
+        if kl_widths and not check_every_round and n >= 4:
+            if n <= skip_until:
+                continue
+            if n > retry_at and _kl_window_quiet(S, act, n_act, n, log_const, delta0, ucb):
+                skip_until = n + _kl_window(n)
+                continue
+            if n > retry_at:
+                retry_at = n + _kl_window(n)
         if not check_every_round and n >= 4:
             if n > block_end:
                 block_end = n + max(8, n >> 5)
@@ -188,37 +250,55 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 if not maybe:
                     continue
         # Exact evaluation of the round.
-        c = conf_factor(float(n), log_const)
-        level = conf_level(float(n), log_const)
         max_l = _NEG_INF
         top_l = act[0]
-        for j in range(n_act):
-            i = act[j]
-            m = S[i] * inv_n
-            means[i] = m
-            if kl_widths:
-                lcb = kl_lower(m, level)
-                ucb[i] = kl_upper(m, level)
-            else:
+        if kl_widths:
+            # Every active arm has n pulls and the KL ends increase with the mean, so the largest
+            # LCB and UCB are those of the first arm with the largest mean: two solved ends, and
+            # one kl per other arm to test UCB_i > max LCB (kl_upper is the largest double q
+            # with kl(mean, q) <= level, so UCB_i > x exactly when the double after x passes).
+            level = conf_level(float(n), log_const)
+            for j in range(n_act):
+                i = act[j]
+                means[i] = S[i] * inv_n
+                if S[i] > S[top_l]:
+                    top_l = i
+            max_l = kl_lower(means[top_l], level)
+            max_u = kl_upper(means[top_l], level)
+            kept = 0
+            for j in range(n_act):
+                i = act[j]
+                if i == top_l or _upper_exceeds(means[i], level, max_l):
+                    act[kept] = i
+                    kept += 1
+            n_act = kept
+            if n_act == 1:
+                return t, np.int64(act[0]), False, STOP_SINGLE_ARM
+        else:
+            c = conf_factor(float(n), log_const)
+            for j in range(n_act):
+                i = act[j]
+                m = S[i] * inv_n
+                means[i] = m
                 lcb = m - sigma[i] * c
                 ucb[i] = m + sigma[i] * c
-            if lcb > max_l:
-                max_l = lcb
-                top_l = i
-        kept = 0
-        for j in range(n_act):
-            i = act[j]
-            # The arm with the largest LCB always survives (UCB > LCB); the explicit check keeps
-            # it when sigma * c is below the rounding of its mean and UCB == LCB in floating point.
-            if ucb[i] > max_l or i == top_l:
-                act[kept] = i
-                kept += 1
-        n_act = kept
-        if n_act == 1:
-            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        max_u = _NEG_INF
-        for j in range(n_act):
-            max_u = max(max_u, ucb[act[j]])
+                if lcb > max_l:
+                    max_l = lcb
+                    top_l = i
+            kept = 0
+            for j in range(n_act):
+                i = act[j]
+                # The arm with the largest LCB always survives (UCB > LCB); the explicit check
+                # keeps it when sigma * c is below the rounding of its mean and UCB == LCB.
+                if ucb[i] > max_l or i == top_l:
+                    act[kept] = i
+                    kept += 1
+            n_act = kept
+            if n_act == 1:
+                return t, np.int64(act[0]), False, STOP_SINGLE_ARM
+            max_u = _NEG_INF
+            for j in range(n_act):
+                max_u = max(max_u, ucb[act[j]])
         if max_u - max_l <= delta0:
             if recommend_best:
                 if pull_all:
