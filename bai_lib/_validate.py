@@ -188,3 +188,14 @@ def confidence_level(value, name="delta"):
     if v < DELTA_MIN:
         raise ValueError(f"{name} must lie in the supported range [{DELTA_MIN:g}, 1), got {value!r}")
     return v
+
+
+def allocation(value, k, best, name="weights"):
+    """Sampling proportions ``w`` of ``k`` arms: non-negative, summing to 1 (to ``1e-9``), positive
+    on arm ``best`` (else the characteristic time ``T(w, μ)`` is infinite)."""
+    w = reals(value, name)
+    if w.shape != (k,) or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+        raise ValueError(f"{name} must be {k} non-negative numbers summing to 1, got {value!r}")
+    if w[best] == 0:
+        raise ValueError(f"{name}: the best arm must get a positive weight (else T is infinite)")
+    return w

@@ -172,12 +172,7 @@ def allocation_time(means: ArrayLike, noise_stds: ArrayLike, weights: ArrayLike)
         Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
     """
     mu, var, best = _instance(means, noise_stds)
-    w = V.reals(weights, "weights")
-    if w.shape != mu.shape or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
-        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, "
-                         f"got {weights!r}")
-    if w[best] == 0:
-        raise ValueError("weights: the best arm must get a positive weight (else T is infinite)")
+    w = V.allocation(weights, mu.size, best)
     others = np.arange(mu.size) != best
     with np.errstate(divide="ignore"):
         cost = (mu[best] - mu[others]) ** 2 / (2 * (var[best] / w[best] + var[others] / w[others]))

@@ -357,12 +357,7 @@ def bernoulli_allocation_time(means: ArrayLike, weights: ArrayLike) -> float:
         Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
     """
     mu, best = _instance(means)
-    w = V.reals(weights, "weights")
-    if w.shape != mu.shape or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
-        raise ValueError(f"weights must be {mu.size} non-negative numbers summing to 1, "
-                         f"got {weights!r}")
-    if w[best] == 0:
-        raise ValueError("weights: the best arm must get a positive weight (else T is infinite)")
+    w = V.allocation(weights, mu.size, best)
     if np.count_nonzero(w == 0):
         raise ValueError("weights: every arm must get a positive weight (else T is infinite)")
     a, wb, cost = mu[best], w[best], np.inf

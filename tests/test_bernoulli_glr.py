@@ -18,7 +18,7 @@ from bai_lib.kernels import glr_passes_bernoulli
 from bai_lib.kl import kl_glr
 from bai_lib.stats import clopper_pearson
 from bai_lib.stopping import ttucb_two_cg
-from test_conventions import Stream
+from test_conventions import Stream, ref_ttucb_released
 
 
 def _exact_kl(p, q):
@@ -50,46 +50,11 @@ def _coin(mu, a, z):
 
 
 def ref_ttucb_bernoulli(state, mu, delta):
-    """TTUCB with the released conventions on Bernoulli arms, in plain Python (the structure of
-    the Gaussian reference ``ref_ttucb_released``): a pull pays 1 when Φ(z) < μ; stop when
-    min_j Z(best, j) >= c(t, δ); challenger argmin_j sign(μ̂_lead − μ̂_j) Z; UCB bonus
-    sqrt(4 log(t + 1) / (4 N))."""
-    k = mu.size
-    var = np.full(k, 0.25)
-    stream = Stream(state, k)
-    n = np.zeros(k)
-    sums = np.zeros(k)
-    m = np.zeros(k)
-    width = np.sqrt(var)
-    ucb = np.full(k, np.inf)
-    n_la = np.zeros((k, k))
-    led = np.zeros(k)
-    two_cg = ttucb_two_cg(k, delta)
-    T = 0
-    while True:
-        if n.min() > 0:
-            best = int(np.argmax(m))
-            z = min(ref_z(m[best], n[best], m[j], n[j]) for j in range(k) if j != best)
-            if z >= two_cg + 4 * math.log(4 + math.log((T - 1) / 2)):
-                return T, best
-        lead = int(np.argmax(ucb))
-        if n.min() == 0:
-            a = int(np.argmin(n))
-        elif 0.5 * led[lead] < n_la[lead, lead]:
-            cost = [np.inf if j == lead else
-                    ref_z(m[lead], n[lead], m[j], n[j]) if m[lead] >= m[j] else
-                    -ref_z(m[j], n[j], m[lead], n[lead]) for j in range(k)]
-            a = int(np.argmin(cost))
-        else:
-            a = lead
-        n_la[lead, a] += 1
-        led[lead] += 1
-        sums[a] += _coin(mu, a, stream.take(1)[0])
-        n[a] += 1
-        m[a] = sums[a] / n[a]
-        T += 1
-        width[a] = math.sqrt(var[a] / n[a])
-        ucb = m + width * math.sqrt(4 * math.log(T + 1))
+    """TTUCB with the released conventions on Bernoulli arms: the plain reference of the
+    Gaussian code with a Bernoulli reward (1 when Φ(z) < μ), the Bernoulli GLR statistic and
+    the sub-Gaussian bonus of rewards in [0, 1] (σ = 1/2)."""
+    return ref_ttucb_released(state, mu, np.full(mu.size, 0.5), delta, True,
+                              reward=lambda a, z: _coin(mu, a, z), glr=ref_z)
 
 
 def ref_ebtc_bernoulli(state, mu, delta, beta=0.5):

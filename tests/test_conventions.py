@@ -83,12 +83,36 @@ def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward
             return t, active[min(int(_rng.uniform(state) * len(active)), len(active) - 1)]
 
 
-def ref_ttucb_released(state, mu, sigma, delta, noise_aware):
-    """TTUCB as in the released code: check, sample, update, until the check passes."""
+def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=None):
+    """TTUCB as in the released code: check, sample, update, until the check passes.
+
+    ``reward(a, z)`` turns the standard normal of a pull of arm ``a`` into its reward (default
+    Gaussian); ``glr(m_a, n_a, m_b, n_b)`` is the GLR statistic ``Z`` of "a beats b" (default
+    Gaussian, ``(m_a − m_b)² / (2 (v_a + v_b))`` for ``m_a > m_b``, else 0): the test is
+    ``min_j Z(best, j) >= c(t, δ)``, and the challenger minimises ``sign(m_lead − m_j) Z``, the
+    order of the released cost ``(m_lead − m_j) / sqrt(v_lead + v_j) = sign · sqrt(2Z)``."""
     k = mu.size
     var = sigma**2 if noise_aware else np.ones(k)
+    if reward is None:
+        def reward(a, z):
+            return mu[a] + sigma[a] * z
+    if glr is None:
+        def glr(ma, na, mb, nb, a=None, b=None):
+            return 0.0 if ma <= mb else (ma - mb) ** 2 / (2 * (var[a] / na + var[b] / nb))
+    else:
+        glr_plain = glr
+
+        def glr(ma, na, mb, nb, a=None, b=None):
+            return glr_plain(ma, na, mb, nb)
+
+    def signed(a, b):
+        if m[a] >= m[b]:
+            return glr(m[a], n[a], m[b], n[b], a, b)
+        return -glr(m[b], n[b], m[a], n[a], b, a)
+
     stream = Stream(state, k)
     n = np.zeros(k)
+    sums = np.zeros(k)
     m = np.zeros(k)
     width = np.sqrt(var)
     ucb = np.full(k, np.inf)
@@ -100,26 +124,22 @@ def ref_ttucb_released(state, mu, sigma, delta, noise_aware):
     while True:
         if n.min() > 0:
             best = int(np.argmax(m))
-            w = min((m[best] - m[j]) / math.sqrt(var[best] / n[best] + var[j] / n[j])
-                    for j in range(k) if j != best)
-            c = two_cg + 4 * math.log(4 + math.log((T - 1) / 2))
-            if w >= math.sqrt(2 * c):
+            z = min(signed(best, j) for j in range(k) if j != best)
+            if z >= two_cg + 4 * math.log(4 + math.log((T - 1) / 2)):
                 return T, best
         lead = int(np.argmax(ucb))
         if n.min() == 0:
             a = int(np.argmin(n))
         elif 0.5 * led[lead] < n_la[lead, lead]:
-            cost = [np.inf if j == lead else
-                    (m[lead] - m[j]) / math.sqrt(var[lead] / n[lead] + var[j] / n[j])
-                    for j in range(k)]
+            cost = [np.inf if j == lead else signed(lead, j) for j in range(k)]
             a = int(np.argmin(cost))
         else:
             a = lead
         n_la[lead, a] += 1
         led[lead] += 1
-        r = mu[a] + sigma[a] * stream.take(1)[0]
-        m[a] = (r + n[a] * m[a]) / (n[a] + 1)
+        sums[a] += reward(a, stream.take(1)[0])
         n[a] += 1
+        m[a] = sums[a] / n[a]
         T += 1
         width[a] = math.sqrt(var[a] / n[a])
         ucb = m + width * math.sqrt(4 * math.log(T + 1))
