@@ -70,26 +70,36 @@ def ref_tas(state, mu, sigma, delta, tracking, max_samples):
         t += 1
 
 
-def ref_lucb(state, mu, sigma, delta, max_samples):
+def ref_lucb(state, mu, sigma, delta, max_samples, reward=None, interval=None):
+    """LUCB1; ``reward(a, z)`` the reward of a pull (default Gaussian), ``interval(mean, n,
+    log_term)`` an arm's ``(LCB, UCB)`` with ``log_term = log(k₁ k n⁴/δ)`` (default
+    ``mean ± σ sqrt(2 log_term / N)``)."""
     k = mu.size
+    if reward is None:
+        def reward(a, z):
+            return mu[a] + sigma[a] * z
+    if interval is None:
+        def interval(a, mean, count, log_term):
+            w = sigma[a] * math.sqrt(2 * log_term / count)
+            return mean - w, mean + w
     stream = Stream(state, k)
-    S = mu + sigma * stream.take(k)
+    S = np.array([reward(a, z) for a, z in enumerate(stream.take(k))])
     N = np.ones(k)
     t, n = k, 1
     while True:
         n += 1
-        width = sigma * np.sqrt(2 * math.log(1.25 * k * n**4 / delta) / N)
+        log_term = math.log(1.25 * k * n**4 / delta)
         mh = S / N
         h = int(np.argmax(mh))
-        ucb = np.where(np.arange(k) == h, -np.inf, mh + width)
+        ucb = [-np.inf if j == h else interval(j, mh[j], N[j], log_term)[1] for j in range(k)]
         low = int(np.argmax(ucb))
-        if mh[h] - width[h] > ucb[low]:
+        if interval(h, mh[h], N[h], log_term)[0] > ucb[low]:
             return t, h
         if t + 2 > max_samples:
             return t, h
         z = stream.take(2)
         for arm, zi in zip((h, low), z):
-            S[arm] += mu[arm] + sigma[arm] * zi
+            S[arm] += reward(arm, zi)
             N[arm] += 1
         t += 2
 

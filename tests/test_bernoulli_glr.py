@@ -10,7 +10,7 @@ from scipy.special import ndtr, rel_entr
 
 from scipy.optimize import brentq
 
-from bai_lib import EBTC, TTUCB, BetaPrior, TrackAndStop, simulate, simulate_deltas
+from bai_lib import EBTC, LUCB, TTUCB, BetaPrior, TrackAndStop, simulate, simulate_deltas
 from bai_lib.oracle import characteristic_time, glr_time
 from bai_lib.oracle_bernoulli import bernoulli_characteristic_time
 from bai_lib import _rng
@@ -18,6 +18,7 @@ from bai_lib.kernels import glr_passes_bernoulli
 from bai_lib.kl import kl_glr
 from bai_lib.stats import clopper_pearson
 from bai_lib.stopping import ttucb_two_cg
+from test_baselines import ref_lucb
 from test_conventions import Stream, ref_ttucb_released
 
 
@@ -230,3 +231,40 @@ def test_track_and_stop_reaches_the_bernoulli_characteristic_time():
     assert 0.8 < ratio < 1.25, ratio
     assert res.stopping_times.mean() < 0.3 * t_gauss
     assert np.all(res.recommendations == 0)
+
+
+def _kl_ends(mean, level):
+    """{q : kl(mean, q) <= level} by brentq on scipy's relative entropy."""
+    def f(q):
+        return _kl(mean, q) - level
+    lo = 0.0 if mean == 0 else brentq(f, 1e-300, mean, xtol=1e-300, rtol=8.9e-16)
+    hi = 1.0 if mean == 1 else brentq(f, mean, 1 - 1e-16, xtol=1e-300, rtol=8.9e-16)
+    return lo, hi
+
+
+@pytest.mark.parametrize("widths", ["subgaussian", "kl"])
+@pytest.mark.parametrize("mu", [[0.5, 0.3], [0.45, 0.1, 0.25]], ids=["k2", "k3"])
+def test_lucb_matches_a_plain_reference_run_for_run(widths, mu):
+    """LUCB1 on Bernoulli arms with σ = 1/2, and KL-LUCB, against the plain LUCB reference with
+    a Bernoulli reward (and KL intervals at level log(k₁ k n⁴/δ)/N)."""
+    mu = np.array(mu)
+    res = simulate(LUCB(widths=widths), None, None, 0.05, 8, 4, means=mu, rewards="bernoulli")
+    interval = None
+    if widths == "kl":
+        def interval(a, mean, count, log_term):
+            return _kl_ends(mean, log_term / count)
+    for r in range(8):
+        expect = ref_lucb(_rng.seed_state(4, r, _rng.STREAM_ALGO), mu, np.full(mu.size, 0.5),
+                          0.05, 10**9, reward=lambda a, z: _coin(mu, a, z), interval=interval)
+        assert (int(res.stopping_times[r]), int(res.recommendations[r])) == expect, r
+
+
+def test_kl_lucb_needs_fewer_samples_at_low_rates_and_is_refused_on_gaussian_arms():
+    mu = [0.04, 0.02]
+    kl = simulate(LUCB(widths="kl"), None, None, 0.05, 40, 3, means=mu, rewards="bernoulli")
+    sub = simulate(LUCB(), None, None, 0.05, 40, 3, means=mu, rewards="bernoulli")
+    assert np.median(kl.stopping_times) < 0.5 * np.median(sub.stopping_times)
+    with pytest.raises(ValueError, match=r"widths='kl' is for Bernoulli rewards"):
+        simulate(LUCB(widths="kl"), None, 1.0, 0.05, 4, 3, means=mu)
+    with pytest.raises(ValueError, match=r"^widths must be one of"):
+        LUCB(widths="bernstein")

@@ -1,4 +1,5 @@
-"""LUCB (Kalyanakrishnan, Tewari, Auer & Stone, 2012) with Gaussian confidence bounds."""
+"""LUCB (Kalyanakrishnan, Tewari, Auer & Stone, 2012) with Gaussian confidence bounds, and on
+Bernoulli arms with LUCB1's or KL-LUCB's bounds."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
+from scipy.special import ndtri
 
+from .. import _validate as V
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
                        refill)
+from ..kl import kl_lower, kl_upper
 from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost, one_level
+from .elimination import WIDTHS
 
-__all__ = ["LUCB", "lucb_run"]
+__all__ = ["LUCB", "lucb_run", "lucb_run_bernoulli"]
 
 
 @njit(cache=True, nogil=True)
@@ -33,17 +38,38 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
     paper; the stopping time counts samples (``k`` then 2 per round). A round that would exceed
     ``max_samples`` is not started.
 
+    :func:`lucb_run_bernoulli` runs Bernoulli arms (``mu`` the normal quantiles of the means, a
+    pull paying 1 when its normal is below ``mu[arm]``), with these widths (``σ = 1/2``: LUCB1's
+    own bounds for rewards in ``[0, 1]``) or, with ``kl_widths``, KL-LUCB's (Kaufmann &
+    Kalyanakrishnan, 2013): ``UCB_j`` and ``LCB_h`` the ends of
+    ``{q : N_i kl(μ̂_i, q) <= log(log_const · n⁴)}`` (:func:`~bai_lib.kl.kl_upper`,
+    :func:`~bai_lib.kl.kl_lower`), never wider by Pinsker's inequality.
+
     Returns
     -------
     tau, recommendation, censored, stop_reason
     """
+    return _lucb(state, mu, sigma, log_const, False, False, max_samples, cancel)
+
+
+@njit(cache=True, nogil=True)
+def lucb_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
+                       kl_widths: bool, max_samples: int,
+                       cancel: np.ndarray) -> tuple[int, int, bool, int]:
+    """:func:`lucb_run` on Bernoulli arms, with sub-Gaussian or KL widths (see there)."""
+    return _lucb(state, mu, sigma, log_const, True, kl_widths, max_samples, cancel)
+
+
+# The body of both kernels, specialised by the compiler for the constant ``bernoulli`` of each.
+@njit(cache=True, nogil=True)
+def _lucb(state, mu, sigma, log_const, bernoulli, kl_widths, max_samples, cancel):
     k = mu.size
     S = np.zeros(k)
     N = np.zeros(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
     fill_normal(state, buf)
     for i in range(k):
-        S[i] = mu[i] + sigma[i] * buf[i]
+        S[i] = np.float64(buf[i] < mu[i]) if bernoulli else mu[i] + sigma[i] * buf[i]
         N[i] = 1.0
     pos = k
     mh = S / N
@@ -57,11 +83,18 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
         top = -np.inf
         for j in range(k):
             if j != h:
-                ucb = mh[j] + sigma[j] * math.sqrt(log_term / N[j])
+                if bernoulli and kl_widths:
+                    ucb = kl_upper(mh[j], 0.5 * log_term / N[j])
+                else:
+                    ucb = mh[j] + sigma[j] * math.sqrt(log_term / N[j])
                 if ucb > top:
                     top = ucb
                     low = j
-        if mh[h] - sigma[h] * math.sqrt(log_term / N[h]) > top:
+        if bernoulli and kl_widths:
+            lcb = kl_lower(mh[h], 0.5 * log_term / N[h])
+        else:
+            lcb = mh[h] - sigma[h] * math.sqrt(log_term / N[h])
+        if lcb > top:
             return t, np.int64(h), False, STOP_SEPARATION
         if t + 2 > max_samples:
             return t, np.int64(h), True, STOP_CENSORED
@@ -70,7 +103,8 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         for arm in (h, low):
-            S[arm] += mu[arm] + sigma[arm] * buf[pos]
+            x = np.float64(buf[pos] < mu[arm]) if bernoulli else mu[arm] + sigma[arm] * buf[pos]
+            S[arm] += x
             pos += 1
             N[arm] += 1.0
             mh[arm] = S[arm] / N[arm]
@@ -82,23 +116,45 @@ class LUCB(Algorithm):
     """LUCB1 (Kalyanakrishnan et al., 2012): sample the empirical best and its strongest rival.
 
     The classic fixed-confidence algorithm of the confidence-bound family; semantics in
-    :func:`~bai_lib.algorithms.lucb.lucb_run`. It has no options: ``k₁ = 5/4`` and the width are
-    those of LUCB1.
+    :func:`~bai_lib.algorithms.lucb.lucb_run`. ``k₁ = 5/4`` and the width are those of LUCB1.
+
+    Parameters
+    ----------
+    widths : {"subgaussian", "kl"}
+        LUCB1's widths (default), or, for Bernoulli rewards only, KL-LUCB's
+        (:data:`~bai_lib.algorithms.elimination.WIDTHS`).
     """
+
+    widths: str = "subgaussian"
 
     name: ClassVar[str] = "lucb"
     short_label: ClassVar[str] = "LUCB"
     color: ClassVar[str] = "#8c564b"
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     #: ``k₁`` of LUCB1's exploration rate.
     K1: ClassVar[float] = 1.25
 
+    def __post_init__(self):
+        V.choice(self.widths, WIDTHS, "widths")
+
     def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
+        """With ``rewards="bernoulli"``, :func:`~bai_lib.algorithms.lucb.lucb_run_bernoulli`
+        (``widths="kl"``: KL-LUCB)."""
+        V.choice(rewards, self.reward_models, "rewards")
+        if self.widths == "kl" and rewards != "bernoulli":
+            raise ValueError(f"widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
+                             f"rewards={rewards!r}")
         log_const = self.K1 * noise_stds.size / self._single_level(deltas)
         sig = noise_stds
+        bernoulli = rewards == "bernoulli"
+        kl_widths = self.widths == "kl"
 
         def call(state, mu, max_samples, cancel):
+            if bernoulli:
+                return lucb_run_bernoulli(state, ndtri(mu), sig, log_const, kl_widths,
+                                          max_samples, cancel)
             return lucb_run(state, mu, sig, log_const, max_samples, cancel)
 
         return one_level(call, None, lambda means: gap_cost(means, sig), max_samples)
