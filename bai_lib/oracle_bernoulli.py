@@ -16,9 +16,11 @@ Fix :math:`w_b = 1` and write :math:`x_j = w_j/w_b`. For one arm, with
 :math:`m(x) = (\\mu_b + x\\mu_j)/(1 + x)` and :math:`t = 1/(1+x)`, the constraint
 :math:`g_j(x) = \\mathrm{kl}(\\mu_b, m) + x\\,\\mathrm{kl}(\\mu_j, m)` has
 
-.. math:: g_j' = \\mathrm{kl}(\\mu_j, m), \\qquad
-    g_j'' = -\\frac{(m - \\mu_j)^2\\,t}{m(1-m)}, \\qquad
-    g_j''' = -g_j''\\,t\\Big(3 - \\frac{(1 - 2m)(m - \\mu_j)}{m(1-m)}\\Big)
+.. math:: g_j' = \\mathrm{kl}(\\mu_j, m),
+
+.. math:: g_j'' = -\\frac{(m - \\mu_j)^2\\,t}{m(1-m)},
+
+.. math:: g_j''' = -g_j''\\,t\\Big(3 - \\frac{(1 - 2m)(m - \\mu_j)}{m(1-m)}\\Big)
 
 (the terms from :math:`m'(x)` cancel in :math:`g_j'`, as :math:`m` minimises the weighted
 sum): :math:`g_j` increases and is concave, from 0 to :math:`\\mathrm{kl}(\\mu_b, \\mu_j)`,

@@ -41,7 +41,10 @@ for (const el of document.querySelectorAll(sel)) {
   if (r.width === 0) continue;
   const overflow = el.scrollWidth - el.clientWidth;
   if (r.right > col.right + %(tol)d || r.left < col.left - %(tol)d || overflow > %(tol)d) {
-    const text = (el.innerText || el.getAttribute('alt') || '').slice(0, 60).replace(/\s+/g, ' ');
+    // by code points: cutting a surrogate pair (MathJax's italic letters) would leave a string
+    // the driver cannot return
+    const text = Array.from(el.innerText || el.getAttribute('alt') || '').slice(0, 60).join('')
+                 .replace(/\s+/g, ' ');
     out.push(`<${el.tagName.toLowerCase()} class="${el.className}"> right=${Math.round(r.right)} `
              + `column=${Math.round(col.right)} overflow=${overflow}: ${text}`);
   }
