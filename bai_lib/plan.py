@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from . import _rng
 from . import _validate as V
-from .algorithms import Algorithm, resolve
+from .algorithms import ALGORITHMS, Algorithm, resolve
 from .beta_prior import BetaPrior
 from .executor import check_memory
 from .priors import GaussianPrior, check_prior
@@ -131,12 +131,6 @@ class RunPlan:
         """Whether the means are fixed rather than drawn from the prior."""
         return self.means is not None
 
-    def bind_options(self) -> dict:
-        """Keyword arguments of :meth:`~bai_lib.algorithms.Algorithm.bind` beyond the
-        positional ones: ``rewards`` for Bernoulli runs (only the specifications that simulate
-        them take it)."""
-        return {} if self.rewards == "gaussian" else {"rewards": self.rewards}
-
     def instance_means(self) -> np.ndarray:
         """The arm means of every run, shape ``(n_runs, k)``: the fixed ones, or those the
         prior's stream of the seed draws for these runs, as
@@ -165,8 +159,10 @@ class RunPlan:
         V.choice(rewards, REWARD_MODELS, "rewards")
         if rewards == "bernoulli":
             if rewards not in spec.reward_models:
+                able = sorted(name for name, cls in ALGORITHMS.items()
+                              if "bernoulli" in cls.reward_models)
                 raise ValueError(f"rewards='bernoulli': {spec.label} simulates Gaussian rewards "
-                                 f"only; Bernoulli arms run with Elimination and NoElim")
+                                 f"only; Bernoulli arms run with {', '.join(able)}")
             if prior is not None and not beta:
                 raise ValueError(f"prior must be a BetaPrior or None with rewards='bernoulli' "
                                  f"(Bernoulli means lie in [0, 1]), got {type(prior).__name__}")

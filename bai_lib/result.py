@@ -236,9 +236,8 @@ class SimulationResult:
             ``tau``, ``recommendation``, ``censored``, ``stop_reason`` and the run's ``means``.
         """
         r = self._run_index(run)
-        extra = {} if self.rewards == "gaussian" else {"rewards": self.rewards}
         bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples,
-                                    **extra)
+                                    rewards=self.rewards)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run_one(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),

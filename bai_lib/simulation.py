@@ -243,7 +243,7 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
     groups = [order_desc] if m == 1 or spec.one_trajectory else [[j] for j in order_desc]
     for group in groups:
         bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples,
-                          **plan.bind_options())
+                          rewards=plan.rewards)
         run, n_lev = bound.run, len(group)
         t_rows = np.empty((n_runs, n_lev), dtype=np.int64)
         r_rows = np.empty((n_runs, n_lev), dtype=np.int64)

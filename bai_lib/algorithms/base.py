@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
 import numpy as np
+from scipy.special import ndtri
 
+from .. import _validate as V
+from ..beta_prior import BetaPrior
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
 
@@ -119,6 +122,10 @@ class Algorithm:
         The reward distributions its kernel simulates: ``"gaussian"`` (every specification),
         and ``"bernoulli"`` for those whose :meth:`bind` takes ``rewards="bernoulli"``.
 
+    A specification implements ``_bind(prior, noise_stds, deltas, max_samples, bernoulli)``, the
+    binding for one reward model; :meth:`bind` checks ``rewards`` against ``reward_models`` and
+    hands a Bernoulli runnable the arms' normal quantiles, once for every specification.
+
     What the layers above ask a specification, instead of testing its class: :meth:`uses_prior`,
     :meth:`resolve_delta0`, :meth:`with_delta0_factor`, :meth:`max_stopping_time`,
     :meth:`coin_at_indifference`, :meth:`two_arm_walk` and :meth:`can_trace`. The defaults are
@@ -133,17 +140,42 @@ class Algorithm:
     one_trajectory: ClassVar[bool] = False
     reward_models: ClassVar[tuple] = ("gaussian",)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:  # pragma: no cover - abstract
-        """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior` or ``None``),
-        ``noise_stds`` (float64[k]), the confidence levels ``deltas`` (decreasing) and
-        ``max_samples``; return the runnable. Several levels only where
-        ``one_trajectory`` holds: one trajectory is then scored at every level, each
-        level's record being exactly a run at that ``δ`` alone. A specification whose
-        ``reward_models`` include ``"bernoulli"`` also takes ``rewards="bernoulli"``: its
-        runnable then gets the means of Bernoulli arms (and ``prior`` may be a
-        :class:`~bai_lib.BetaPrior`)."""
+    def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
+             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
+        """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior`, a
+        :class:`~bai_lib.BetaPrior` for Bernoulli rewards, or ``None``), ``noise_stds``
+        (float64[k]), the confidence levels ``deltas`` (decreasing) and ``max_samples``; return
+        the runnable. Several levels only where ``one_trajectory`` holds: one trajectory is then
+        scored at every level, each level's record being exactly a run at that ``δ`` alone.
+
+        ``rewards`` is one of the specification's ``reward_models``. With ``"bernoulli"`` the
+        runnable takes the means of Bernoulli arms and hands the kernel their standard normal
+        quantiles: a pull pays ``1`` when its standard normal draw lies below the quantile, so
+        Gaussian and Bernoulli runs consume the same stream of normals."""
+        V.choice(rewards, self.reward_models, "rewards")
+        bernoulli = rewards == "bernoulli"
+        bound = self._bind(prior, noise_stds, deltas, max_samples, bernoulli)
+        if not bernoulli:
+            return bound
+        run = bound.run
+
+        def run_bernoulli(state, mu, *args, **kwargs):
+            run(state, ndtri(mu), *args, **kwargs)
+
+        return dataclasses.replace(bound, run=run_bernoulli)
+
+    def _bind(self, prior, noise_stds, deltas, max_samples,
+              bernoulli) -> Bound:  # pragma: no cover - abstract
+        """:meth:`bind` for one reward model (``bernoulli`` only where ``reward_models`` has
+        it); a Bernoulli runnable receives the arms' normal quantiles in place of their means."""
         raise NotImplementedError
+
+    def _kl_widths(self, widths: str, bernoulli: bool) -> bool:
+        """Whether ``widths`` asks for KL widths, which only Bernoulli rewards have."""
+        if widths == "kl" and not bernoulli:
+            raise ValueError("widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
+                             "rewards='gaussian'")
+        return widths == "kl"
 
     def _single_level(self, deltas: Sequence[float]) -> float:
         """The one ``δ`` of ``deltas`` for a specification that binds one level at a time."""

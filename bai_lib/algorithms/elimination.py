@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
-from scipy.special import ndtri
 
 from .. import _validate as V
 from .._rng import uniform
@@ -18,7 +16,6 @@ from ..confidence import (conf_factor, conf_level, conf_log_const, first_indiffe
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
-from ..beta_prior import BetaPrior
 from ..kl import kl_bernoulli, kl_inner, kl_lower, kl_upper
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
@@ -461,29 +458,21 @@ class Elimination(Algorithm):
     def can_trace(self) -> bool:
         return self.recommend == "uniform" and self.widths == "subgaussian"
 
-    def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
-        """With ``rewards="bernoulli"`` the runnable takes the means of Bernoulli arms and hands
-        the kernel their normal quantiles (``elimination_run(..., bernoulli=True)``); the widths
-        use ``noise_stds`` as sub-Gaussian parameters (``1/2`` is valid for any mean in
-        ``[0, 1]``, so Algorithm 1's guarantee holds as for Gaussian rewards), or, with
-        ``widths="kl"``, not at all."""
-        V.choice(rewards, self.reward_models, "rewards")
-        if self.widths == "kl" and rewards != "bernoulli":
-            raise ValueError(f"widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
-                             f"rewards={rewards!r}")
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+        """For Bernoulli rewards (``elimination_run(..., bernoulli=True)``) the widths use
+        ``noise_stds`` as sub-Gaussian parameters (``1/2`` is valid for any mean in ``[0, 1]``, so
+        Algorithm 1's guarantee holds as for Gaussian rewards), or, with ``widths="kl"``, not at
+        all."""
+        kl_widths = self._kl_widths(self.widths, bernoulli)
         delta = self._single_level(deltas)
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
         best = self.recommend == "empirical_best"
         sig = noise_stds
         log_const = conf_log_const(delta, sig.size)
-        bernoulli = rewards == "bernoulli"
-        kl_widths = self.widths == "kl"
 
         def call(state, mu, max_samples, cancel):
-            q = ndtri(mu) if bernoulli else mu
-            return elimination_run(state, q, sig, log_const, d0, max_samples, pull_all, best,
+            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
                                    False, bernoulli, kl_widths, cancel)
 
         return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
@@ -550,8 +539,7 @@ class TwoArmElimination(Elimination):
     def can_trace(self) -> bool:
         return False  # its runs draw one normal per round, not the rewards trace_elimination replays
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         delta = self._single_level(deltas)
         sig = np.asarray(noise_stds, dtype=float)
         if sig.size != 2 or sig[0] != sig[1]:

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from collections.abc import Sequence
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
-from scipy.special import ndtri
 
 from .. import _validate as V
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
                        refill)
 from ..kl import kl_lower, kl_upper
-from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost, one_level
 from .elimination import WIDTHS
 
@@ -138,22 +135,16 @@ class LUCB(Algorithm):
     def __post_init__(self):
         V.choice(self.widths, WIDTHS, "widths")
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
-        """With ``rewards="bernoulli"``, :func:`~bai_lib.algorithms.lucb.lucb_run_bernoulli`
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+        """For Bernoulli rewards, :func:`~bai_lib.algorithms.lucb.lucb_run_bernoulli`
         (``widths="kl"``: KL-LUCB)."""
-        V.choice(rewards, self.reward_models, "rewards")
-        if self.widths == "kl" and rewards != "bernoulli":
-            raise ValueError(f"widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
-                             f"rewards={rewards!r}")
+        kl_widths = self._kl_widths(self.widths, bernoulli)
         log_const = self.K1 * noise_stds.size / self._single_level(deltas)
         sig = noise_stds
-        bernoulli = rewards == "bernoulli"
-        kl_widths = self.widths == "kl"
 
         def call(state, mu, max_samples, cancel):
             if bernoulli:
-                return lucb_run_bernoulli(state, ndtri(mu), sig, log_const, kl_widths,
+                return lucb_run_bernoulli(state, mu, sig, log_const, kl_widths,
                                           max_samples, cancel)
             return lucb_run(state, mu, sig, log_const, max_samples, cancel)
 

@@ -29,9 +29,8 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Optional
+from typing import Callable, ClassVar
 
 import numpy as np
 from numba import njit, types
@@ -46,7 +45,6 @@ from ..stopping import GLR_THRESHOLDS, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
-from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["SamplingRule", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address", "plugin_run",
@@ -230,8 +228,7 @@ class SamplingRule(Algorithm):
         arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
         return glr_threshold(t, delta, threshold=self.threshold)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
         address = select_address(select)

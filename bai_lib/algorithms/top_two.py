@@ -9,14 +9,12 @@ posterior draws, is in :mod:`bai_lib.algorithms.ttts`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
-from scipy.special import ndtri
 
 from .. import _validate as V
 from .._rng import fill_normal
@@ -26,7 +24,6 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
 from ..kl import kl_glr
 from ..stopping import (TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_glr_threshold, ttucb_threshold,
                         ttucb_two_cg)
-from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
@@ -325,16 +322,14 @@ def _passes(mh, v, N, best, c, bernoulli):
 
 
 def _ttucb_bound(noise_stds, two_cgs, c_scale, log_shift, coef, shift, beta, released, var,
-                 max_samples, rewards) -> Bound:
+                 max_samples, bernoulli) -> Bound:
     """The TTUCB kernel bound to its constants, scored at every level of ``two_cgs``."""
     sig = noise_stds
     default = max_samples
-    bernoulli = rewards == "bernoulli"
+    kernel = ttucb_levels_run_bernoulli if bernoulli else ttucb_levels_run
 
     def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-        q = ndtri(mu) if bernoulli else mu
-        kernel = ttucb_levels_run_bernoulli if bernoulli else ttucb_levels_run
-        kernel(state, q, sig, var, two_cgs, c_scale, log_shift, coef, shift, beta, released,
+        kernel(state, mu, sig, var, two_cgs, c_scale, log_shift, coef, shift, beta, released,
                max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
     return Bound(run, (None,) * two_cgs.size, lambda means: gap_cost(means, sig))
@@ -410,19 +405,17 @@ class TTUCB(Algorithm):
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
-        """With ``rewards="bernoulli"``, the Bernoulli GLR statistic in the stopping rule and the
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+        """For Bernoulli rewards, the Bernoulli GLR statistic in the stopping rule and the
         challenger (:func:`~bai_lib.algorithms.top_two.ttucb_levels_run_bernoulli`); the
         threshold ``c(t, δ)`` is the one Jourdan & Degenne prove for Gaussian arms, used as is."""
-        V.choice(rewards, self.reward_models, "rewards")
         released = self.sampling == "released"
         var = np.ascontiguousarray(noise_stds**2 if self.noise_aware else np.ones_like(noise_stds))
         return _ttucb_bound(
             noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS[self.threshold], TTUCB_LOG_TERMS[self.log_term],
             TTUCB_RELEASED_UCB_COEF if released else TTUCB_UCB_COEF, 1.0 if released else 0.0,
-            self.beta, released, var, max_samples, rewards)
+            self.beta, released, var, max_samples, bernoulli)
 
 
 @dataclass(frozen=True)
@@ -466,12 +459,10 @@ class EBTC(Algorithm):
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
-        """``rewards="bernoulli"`` as for :meth:`TTUCB.bind`."""
-        V.choice(rewards, self.reward_models, "rewards")
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+        """Bernoulli rewards as for TTUCB."""
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(
             noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
             TTUCB_THRESHOLDS["released"], TTUCB_LOG_TERMS["printed"], 0.0, 0.0,
-            self.beta, False, var, max_samples, rewards)
+            self.beta, False, var, max_samples, bernoulli)

@@ -4,14 +4,12 @@ and for Bernoulli arms."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
-from scipy.special import ndtri
 
 from .. import _validate as V
 from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
@@ -22,7 +20,6 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        refill)
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
-from ..priors import GaussianPrior
 from .base import Algorithm, Bound, gap_cost
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
@@ -268,13 +265,10 @@ class TrackAndStop(Algorithm):
         arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
         return glr_threshold(t, delta, threshold=self.threshold)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
-        """With ``rewards="bernoulli"``, the Bernoulli GLR statistic and oracle
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+        """For Bernoulli rewards, the Bernoulli GLR statistic and oracle
         (:func:`~bai_lib.algorithms.track_and_stop.track_and_stop_levels_run_bernoulli`); the
         threshold ``β(t, δ)`` is used as is."""
-        V.choice(rewards, self.reward_models, "rewards")
-        bernoulli = rewards == "bernoulli"
         kernel = track_and_stop_levels_run_bernoulli if bernoulli else track_and_stop_levels_run
         rule = GLR_THRESHOLDS[self.threshold]
         c_tracking = self.tracking == "C"
@@ -285,7 +279,7 @@ class TrackAndStop(Algorithm):
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            kernel(state, ndtri(mu) if bernoulli else mu, sig, levels, rule, c_tracking,
+            kernel(state, mu, sig, levels, rule, c_tracking,
                    lazy_shift, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
         return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))

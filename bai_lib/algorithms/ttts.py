@@ -16,9 +16,8 @@ capped re-drawing one (``benchmarks/bench_simulators.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 import numpy as np
 from numba import njit
@@ -29,7 +28,6 @@ from .._rng import next_u64, std_normal, uniform
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
                        first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
-from ..priors import GaussianPrior
 from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
 from .base import Algorithm, Bound, gap_cost
 from .challenger import Z_POS, exact_challenger, new_workspace, note_sampled, refill_normals
@@ -375,8 +373,7 @@ class TTTS(Algorithm):
                 np.ascontiguousarray(prior.stds, dtype=np.float64),
                 CHALLENGERS[self.challenger], GLR_THRESHOLDS[self.threshold], self.beta)
 
-    def bind(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         pm, ps, challenger, rule, beta = self._constants(prior)
         sig = noise_stds
         levels = np.array(deltas, dtype=np.float64)
