@@ -61,6 +61,7 @@ __all__ = [
     "argmax",
     "first_round",
     "glr_check",
+    "glr_check_bernoulli",
     "glr_passes",
     "glr_passes_bernoulli",
     "glr_refresh",
@@ -68,6 +69,7 @@ __all__ = [
     "level_records",
     "record_level",
     "record_glr_levels",
+    "record_glr_levels_bernoulli",
     "record_rest",
     "refill",
 ]
@@ -171,6 +173,16 @@ def glr_check(mh, v, t, delta, rule, thr_lo):
 
 
 @njit(cache=True, nogil=True)
+def glr_check_bernoulli(mh, N, t, delta, rule, thr_lo):
+    """:func:`glr_check` for Bernoulli arms (:func:`glr_passes_bernoulli`, ``N`` the counts)."""
+    best = argmax(mh)
+    if glr_passes_bernoulli(mh, N, best, 2.0 * thr_lo):
+        if glr_passes_bernoulli(mh, N, best, 2.0 * glr_beta(t, delta, rule)):
+            return best, True
+    return best, False
+
+
+@njit(cache=True, nogil=True)
 def glr_refresh(t, delta, rule):
     """``(thr_lo, t_next)``: a lower bound of ``β(t', δ)`` valid until ``t' = t_next``.
 
@@ -211,6 +223,16 @@ def record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_cod
     level to reach (``deltas.size`` when all are recorded)."""
     p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
     while p < deltas.size and glr_passes(mh, v, best, 2.0 * glr_beta(t, deltas[p], rule)):
+        p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+    return p
+
+
+@njit(cache=True, nogil=True)
+def record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau, out_rec, out_code):
+    """:func:`record_glr_levels` for Bernoulli arms (:func:`glr_passes_bernoulli`)."""
+    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+    while p < deltas.size and glr_passes_bernoulli(mh, N, best,
+                                                   2.0 * glr_beta(t, deltas[p], rule)):
         p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
     return p
 

@@ -154,6 +154,7 @@ ROWS = [
     # Bernoulli arms under two uniform priors (BetaPrior.uniform(2)), sigma = 1/2
     ("B1", 2, 0.1, "elimination", 4.0, 10**9),
     ("B1", 2, 0.1, "noelim", 4.0, 10**9),
+    ("B1", 2, 0.1, "ttts", None, 10**9),
     ("B1", 2, 0.1, "ttucb", None, 10**9),
     ("B1", 2, 0.1, "ebtc", None, 10**9),
     ("B1", 2, 0.1, "tas", None, 10**9),

@@ -191,7 +191,8 @@ class Algorithm:
         return 10**9
 
     def uses_prior(self) -> bool:
-        """Whether this specification, with its options, needs a prior to :meth:`bind`."""
+        """Whether this specification, with its options, needs a prior to
+        :meth:`.Algorithm.bind`."""
         return self.needs_prior
 
     def resolve_delta0(self, prior: Optional[GaussianPrior], delta: float) -> Optional[float]:

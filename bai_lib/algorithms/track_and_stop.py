@@ -12,11 +12,11 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
-from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
+from ..stopping import GLR_THRESHOLDS, glr_threshold
 from .._rng import fill_normal
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, argmax,
-                       cancel_flag, first_round, glr_check, glr_passes_bernoulli, glr_refresh,
-                       level_records, observe, record_glr_levels, record_level, record_rest,
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
+                       first_round, glr_check, glr_check_bernoulli, glr_refresh, level_records,
+                       observe, record_glr_levels, record_glr_levels_bernoulli, record_rest,
                        refill)
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
@@ -148,17 +148,13 @@ def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shif
         if t >= t_next:
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         if bernoulli:
-            best = argmax(mh)
-            stop = (glr_passes_bernoulli(mh, N, best, 2.0 * thr_lo) and
-                    glr_passes_bernoulli(mh, N, best, 2.0 * glr_beta(t, deltas[p], rule)))
+            best, stop = glr_check_bernoulli(mh, N, t, deltas[p], rule, thr_lo)
         else:
             best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if stop:
             if bernoulli:
-                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
-                while p < m and glr_passes_bernoulli(mh, N, best,
-                                                     2.0 * glr_beta(t, deltas[p], rule)):
-                    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
+                p = record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau,
+                                                out_rec, out_code)
             else:
                 p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec,
                                       out_code)

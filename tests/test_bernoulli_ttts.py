@@ -1,0 +1,144 @@
+"""Top-Two Thompson Sampling on Bernoulli arms: the conjugate Beta posterior, the Bernoulli GLR
+stop, and the kernel against a plain reference on fixed sample paths."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bai_lib import TTTS, BetaPrior, GaussianPrior, simulate, simulate_deltas
+from bai_lib import _rng
+from bai_lib.stats import clopper_pearson
+from test_bernoulli_glr import _coin, ref_z
+from test_conventions import Stream
+
+
+class RefTTTS:
+    """TTTS with the conjugate Beta posterior, written plainly: posterior draws by
+    ``_rng.beta_variate`` in arm order, the Bernoulli GLR statistic from its definition, the
+    threshold log(t/δ). Counts how often the "resample" rule fell back to the likeliest rival."""
+
+    def __init__(self):
+        self.fallbacks = 0
+
+    def run(self, state, mu, a, b, delta, beta, challenger, max_samples=10**6):
+        k = mu.size
+        stream = Stream(state, k)
+        S = np.array([_coin(mu, i, z) for i, z in enumerate(stream.take(k))])
+        N = np.ones(k)
+        t = k
+        bits = []
+
+        def draw(skip=-1):
+            A, B = a + S, b + N - S
+            vals = [(_rng.beta_variate(state, A[i], B[i]), i) for i in range(k) if i != skip]
+            return max(vals, key=lambda vi: (vi[0], -vi[1]))[1]
+
+        while True:
+            mh = S / N
+            best = int(np.argmax(mh))
+            z = min(ref_z(mh[best], N[best], mh[j], N[j]) for j in range(k) if j != best)
+            if z >= math.log(t / delta) or t + 1 > max_samples:
+                return t, best
+            if beta == 0.5:
+                if not bits:
+                    word = int(_rng.next_u64(state))
+                    bits = [(word >> i) & 1 for i in range(64)]
+                coin = bits.pop(0) == 1
+            else:
+                coin = _rng.uniform(state) < beta
+            if k == 2 and beta == 0.5:
+                arm = 1 if coin else 0
+            else:
+                leader = draw()
+                if coin:
+                    arm = leader
+                elif k == 2:
+                    arm = 1 - leader
+                elif challenger == "released":
+                    arm = draw(skip=leader)
+                else:
+                    arm = next((c for c in (draw() for _ in range(100)) if c != leader), leader)
+                    if arm == leader:
+                        self.fallbacks += 1
+                        arm = self._likeliest_rival(a + S, b + N - S, leader)
+            S[arm] += _coin(mu, arm, stream.take(1)[0])
+            N[arm] += 1
+            t += 1
+
+    @staticmethod
+    def _likeliest_rival(A, B, leader):
+        n = A + B
+        m, var = A / n, A * B / (n * n * (n + 1))
+        score = [math.inf if j == leader else (m[leader] - m[j]) / math.sqrt(var[leader] + var[j])
+                 for j in range(A.size)]
+        return int(np.argmin(score))
+
+
+CASES = [  # means, prior a, prior b, beta, challenger
+    ([0.35, 0.2], [2.0, 1.0], [5.0, 1.0], 0.5, "exact"),
+    ([0.35, 0.2], [2.0, 1.0], [5.0, 1.0], 0.3, "exact"),
+    ([0.5, 0.3, 0.4], [1.0, 3.0, 2.0], [1.0, 2.0, 6.0], 0.5, "resample"),
+    ([0.5, 0.3, 0.4], [1.0, 3.0, 2.0], [1.0, 2.0, 6.0], 0.75, "resample"),
+    ([0.5, 0.3, 0.4], [1.0, 3.0, 2.0], [1.0, 2.0, 6.0], 0.5, "released"),
+]
+
+
+@pytest.mark.parametrize("mu, a, b, beta, challenger", CASES,
+                         ids=["k2-fair", "k2-beta0.3", "k3-resample", "k3-resample-beta0.75",
+                              "k3-released"])
+def test_kernel_matches_a_plain_reference_run_for_run(mu, a, b, beta, challenger):
+    mu, a, b = np.array(mu), np.array(a), np.array(b)
+    delta, n = 0.05, 12
+    res = simulate(TTTS(beta=beta, challenger=challenger), BetaPrior(a, b), None, delta, n, 3,
+                   means=mu)
+    assert res.rewards == "bernoulli"
+    ref = RefTTTS()
+    for r in range(n):
+        expect = ref.run(_rng.seed_state(3, r, _rng.STREAM_ALGO), mu, a, b, delta, beta,
+                         challenger)
+        assert (int(res.stopping_times[r]), int(res.recommendations[r])) == expect, r
+    if challenger == "resample" and beta == 0.5:
+        assert ref.fallbacks > 0  # the fallback to the likeliest rival is exercised
+
+
+def test_the_prior_enters_the_sampling_rule():
+    """Off the fair two-arm coin the leader is a posterior draw, so the prior changes the
+    trajectories; with the fair coin on two arms it does not (a uniformly random arm)."""
+    mu = np.array([0.35, 0.2])
+    flat, skewed = BetaPrior([1.0, 1.0], [1.0, 1.0]), BetaPrior([1.0, 50.0], [50.0, 1.0])
+    for beta, same in [(0.3, False), (0.5, True)]:
+        taus = [simulate(TTTS(beta=beta), H, None, 0.05, 40, 4, means=mu).stopping_times
+                for H in (flat, skewed)]
+        assert np.array_equal(*taus) == same, beta
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+def test_one_trajectory_scores_every_level():
+    H = BetaPrior([4.0, 3.0, 2.0], [6.0, 7.0, 8.0])
+    deltas = [0.2, 0.05, 0.01]
+    spec = TTTS(challenger="released", beta=0.6)
+    many = simulate_deltas(spec, H, None, deltas, 30, 9, max_samples=10**5)
+    for d in deltas:
+        one = simulate(spec, H, None, d, 30, 9, max_samples=10**5)
+        assert np.array_equal(many[d].stopping_times, one.stopping_times)
+        assert np.array_equal(many[d].recommendations, one.recommendations)
+
+
+def test_error_rate_on_a_fixed_instance_is_below_delta():
+    """δ-correct on a fixed Bernoulli instance: the upper end of the 99.9% Clopper-Pearson
+    interval of the error rate over 1,000 runs is below δ = 0.1."""
+    res = simulate(TTTS(beta=0.4), BetaPrior([1.0, 1.0], [1.0, 1.0]), None, 0.1, 1000, 12,
+                   means=[0.3, 0.25])
+    errors = int(np.count_nonzero(res.recommendations != 0))
+    assert clopper_pearson(errors, 1000, 0.999)[1] < 0.1, errors
+    assert not np.any(res.censored)
+
+
+def test_bad_combinations_are_refused_by_name():
+    H3 = BetaPrior([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="challenger='exact' samples Gaussian posteriors"):
+        simulate(TTTS(), H3, None, 0.1, 2, 1)
+    with pytest.raises(ValueError, match="prior must be a BetaPrior"):
+        simulate(TTTS(), GaussianPrior.standard(2), None, 0.1, 2, 1, means=[0.3, 0.2],
+                 rewards="bernoulli")
