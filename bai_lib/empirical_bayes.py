@@ -3,8 +3,10 @@
 The beta-binomial model of a history of ``m`` past campaigns: campaign ``j`` had a success rate
 :math:`p_j \\sim \\mathrm{Beta}(a, b)`, independently, and :math:`x_j \\mid p_j \\sim
 \\mathrm{Binomial}(n_j, p_j)` successes out of ``n_j`` trials. With ``p_j`` integrated out,
-:math:`P(x_j) = \\binom{n_j}{x_j} B(x_j + a, n_j - x_j + b) / B(a, b)`; with the mean
-:math:`\\mu = a/(a+b)` and the intra-class correlation :math:`\\rho = 1/(a+b+1)`,
+
+.. math:: P(x_j) = \\binom{n_j}{x_j} \\frac{B(x_j + a, n_j - x_j + b)}{B(a, b)};
+
+with the mean :math:`\\mu = a/(a+b)` and the intra-class correlation :math:`\\rho = 1/(a+b+1)`,
 :math:`E[x_j] = n_j\\mu` and :math:`\\mathrm{Var}[x_j] = n_j\\mu(1-\\mu)[1 + (n_j-1)\\rho]`:
 the campaigns' proportions vary more than binomial sampling alone explains (over-dispersion).
 
@@ -201,9 +203,15 @@ def fit_beta_prior(successes: ArrayLike, trials: ArrayLike, *, method: str = "ml
       sample variance :math:`s^2` (``ddof=1``) of the ``x_j``:
       :math:`a + b = (n - r)/(r - 1)` with :math:`r = s^2/(n\\hat\\mu(1-\\hat\\mu))`.
     - ``"ml"``: maximises :math:`\\sum_j \\log P(x_j \\mid n_j, a, b)` over ``(log a, log b)``
-      with ``scipy.optimize.minimize`` (``trust-exact``, analytic gradient
-      :math:`\\partial_a = \\sum_j [\\psi(x_j+a) - \\psi(n_j+a+b) + \\psi(a+b) - \\psi(a)]`, the
-      same for ``b`` with ``n_j - x_j``, and the trigamma Hessian), from the moments estimate
+      with ``scipy.optimize.minimize`` (``trust-exact``), with the analytic gradient
+
+      .. math::
+
+         \\partial_a \\ell = \\sum_j [\\psi(x_j+a) - \\psi(a)] - c,
+
+         c = \\sum_j [\\psi(n_j+a+b) - \\psi(a+b)],
+
+      the same for ``b`` with ``n_j - x_j``, and the trigamma Hessian, from the moments estimate
       (else Tarone's score estimate of ``ρ``), polished by Newton steps to a gradient norm of
       ``1e-10`` per campaign. The boundary ``a + b = ∞`` (no over-dispersion) is detected by
       Tarone's score :math:`\\sum_j (x_j - n_j\\hat\\mu)^2/(\\hat\\mu(1-\\hat\\mu)) - N \\le 0`

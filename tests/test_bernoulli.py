@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri, rel_entr
 
-from bai_lib import TTTS, BetaPrior, Elimination, NoElim, GaussianPrior, simulate, delta0
+from bai_lib import BetaPrior, Elimination, NoElim, GaussianPrior, simulate, delta0
 from bai_lib import _rng
 from bai_lib.stats import clopper_pearson
 
@@ -169,8 +169,9 @@ def test_replay_reproduces_a_bernoulli_run_and_trace_is_refused():
 
 
 BAD = [
-    (lambda: simulate(TTTS(), BetaPrior([1, 1], [1, 1]), None, 0.1, 5, 1),
-     r"rewards='bernoulli': TTTS simulates Gaussian rewards only"),
+    (lambda: simulate(TwoArmElimination(), BetaPrior([1, 1], [1, 1]), None, 0.1, 5, 1),
+     r"rewards='bernoulli': .* simulates Gaussian rewards only; Bernoulli arms run with ebtc, "
+     r"elimination, lucb, noelim, tas, ttts, ttucb$"),
     (lambda: simulate("elimination", BetaPrior([1, 1], [1, 1]), 0.5, 0.1, 5, 1,
                       rewards="gaussian"), r"rewards='gaussian' with a BetaPrior"),
     (lambda: simulate("elimination", GaussianPrior.standard(2), 0.5, 0.1, 5, 1,

@@ -142,3 +142,18 @@ def test_bad_combinations_are_refused_by_name():
     with pytest.raises(ValueError, match="prior must be a BetaPrior"):
         simulate(TTTS(), GaussianPrior.standard(2), None, 0.1, 2, 1, means=[0.3, 0.2],
                  rewards="bernoulli")
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+def test_runs_do_not_depend_on_threads_or_shards():
+    H = BetaPrior([1.0, 2.0, 2.0], [1.0, 2.0, 3.0])
+    spec = TTTS(challenger="released", beta=0.4)
+    one = simulate(spec, H, None, 0.2, 40, 5, n_threads=1, max_samples=10**6)
+    two = simulate(spec, H, None, 0.2, 40, 5, n_threads=2, chunk_size=3, max_samples=10**6)
+    parts = [simulate(spec, H, None, 0.2, n, 5, first_run=f, max_samples=10**6)
+             for f, n in ((0, 15), (15, 25))]
+    for other in (two, parts):
+        taus = (other.stopping_times if other is two
+                else np.concatenate([p.stopping_times for p in other]))
+        assert np.array_equal(one.stopping_times, taus)
+    assert np.array_equal(one.recommendations, two.recommendations)

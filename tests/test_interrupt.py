@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bai_lib import GaussianPrior, SamplingRule, simulate
+from bai_lib import (EBTC, LUCB, TTTS, TTUCB, BetaPrior, Elimination, GaussianPrior, NoElim,
+                     SamplingRule, TrackAndStop, simulate)
 from bai_lib.algorithms import resolve
 from bai_lib.kernels import STOP_INTERRUPTED, cancel_flag
 
@@ -79,6 +80,38 @@ def test_every_kernel_returns_when_the_flag_is_raised(name):
         spec = type(spec)(delta0=1e-7)
     bound = spec.bind(GaussianPrior.standard(k), np.ones(k), [0.1], 10**10)
     mu = np.array([1e-4, 0.0, -1e-4])
+    flag = cancel_flag()
+    out = {}
+
+    def target():
+        out["result"] = bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64), mu, cancel=flag)
+
+    bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64), mu, max_samples=100)  # compile
+    thread = threading.Thread(target=target)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()
+    flag[0] = 1
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    tau, rec, censored, reason = out["result"]
+    assert reason == STOP_INTERRUPTED and censored and rec == -1
+    assert 0 < tau < 10**10
+
+
+BERNOULLI_SPECS = {"elimination": Elimination(delta0=1e-7), "kl": Elimination(delta0=1e-7,
+                                                                             widths="kl"),
+                   "noelim": NoElim(delta0=1e-7), "ttts": TTTS(challenger="resample"),
+                   "ttts-fair-k2": TTTS(), "ttucb": TTUCB(), "ebtc": EBTC(),
+                   "tas": TrackAndStop(), "lucb": LUCB()}
+
+
+@pytest.mark.parametrize("name", list(BERNOULLI_SPECS))
+def test_every_bernoulli_kernel_returns_when_the_flag_is_raised(name):
+    k = 2 if name.endswith("k2") else 3
+    bound = BERNOULLI_SPECS[name].bind(BetaPrior.uniform(k), np.full(k, 0.5), [0.1], 10**10,
+                                       rewards="bernoulli")
+    mu = np.array([0.5, 0.5 - 1e-4, 0.5 - 2e-4])[:k]
     flag = cancel_flag()
     out = {}
 
