@@ -28,7 +28,8 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
 
     Each arm is sampled once (round ``n = 1``). Before each further round ``n = 2, 3, ...``, with
     ``h`` the empirical best arm and ``l = argmax_{j≠h} UCB_j`` (ties to the lowest index),
-    ``UCB_j = μ̂_j + b_j``, ``LCB_h = μ̂_h − b_h`` and ``b_i = σ_i √(2 log(log_const · n⁴) / N_i)``:
+    ``UCB_j = μ̂_j + b_j``, ``LCB_h = μ̂_h − b_h`` and
+    ``b_i = σ_i √(2 log(log_const · n⁴) / N_i)``:
     stop and recommend ``h`` if ``LCB_h > UCB_l``; otherwise sample ``h`` and then ``l``.
     ``log_const = k₁ k / δ`` with ``k₁ = 5/4`` (LUCB1); the width is the sub-Gaussian form of
     the ``√(log(k₁ k n⁴/δ) / (2u))`` of rewards in ``[0, 1]``. ``n`` counts rounds, as in the

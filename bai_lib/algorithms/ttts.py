@@ -8,7 +8,8 @@ deterministic top-two rules, TTUCB and EB-TC, are in :mod:`bai_lib.algorithms.to
 
 Russo's challenger, the argmax of a posterior draw given that it differs from the leader, is
 sampled exactly by :func:`~bai_lib.algorithms.challenger.exact_challenger` (a union sampler
-over the events "arm j beats the leader") at a cost that does not grow as the posterior concentrates; re-drawing the posterior
+over the events "arm j beats the leader") at a cost that does not grow as the posterior
+concentrates; re-drawing the posterior
 until its argmax changes needs about ``1/P(argmax ≠ leader)`` draws, hundreds near the end of a
 run. On ten arms the exact rule simulates about 65 times as many samples per second as the
 capped re-drawing one (``benchmarks/bench_simulators.py``).
