@@ -26,8 +26,9 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["conf_log_const", "conf_level", "conf_factor", "first_indifference_round", "conf_log_term",
-           "conf_width", "failure_bound", "indifference_round", "stopping_time_cap"]
+__all__ = ["indifference_split", "conf_log_const", "conf_level", "conf_factor",
+           "first_indifference_round", "conf_log_term", "conf_width", "failure_bound",
+           "indifference_round", "stopping_time_cap"]
 
 
 def _check(delta: float, k: int) -> tuple[float, int]:
@@ -158,3 +159,38 @@ def failure_bound(delta: float) -> float:
     """
     d = V.open_unit(delta, "delta")
     return math.pi**4 * d * d / 72.0
+
+
+def indifference_split(delta: float) -> tuple[float, float]:
+    """How a GLR algorithm with an indifference stop spends ``δ``: ``(δ_glr, δ_conf)``.
+
+    The option ``indifference=True`` of the top-two algorithms stops at the first time either
+    its GLR test at level ``δ_glr`` passes, or the intervals ``μ̂_j ± σ_j c(N_j)`` of ``Conf``
+    at level ``δ_conf`` (:func:`conf_factor`, ``K`` arms) put every other arm's upper end within
+    ``Δ0`` of the empirical best arm's lower end; it recommends the empirical best arm. Following
+    the proof of Theorem 3, an error needs one of three events:
+
+    * the GLR stop errs: probability at most ``δ_glr`` on every instance (the test's
+      frequentist guarantee), so also under the prior;
+    * some interval misses its arm's mean at some pull count: at most ``2 exp(-c²n/2)`` per
+      arm and pull count ``n`` (two-sided sub-Gaussian tails), ``π⁴δ_conf²/36`` in all
+      (twice :func:`failure_bound`, which counts one tail);
+    * on the intervals' event, an indifference stop that recommends ``b`` while the best arm
+      ``i*`` differs has ``μ* <= UCB_{i*} <= LCB_b + Δ0 <= μ_b + Δ0``: the instance's two best
+      means are within ``Δ0``, which the prior makes likely with probability ``L(H) Δ0 (1 + o(1))``
+      (the volume lemma), ``δ/4`` at ``Δ0 = δ/(4L)``.
+
+    With ``δ_glr = δ/4`` and ``δ_conf = 3 √δ / π²`` (so that ``π⁴δ_conf²/36 = δ/4``) the three
+    sum to ``3δ/4``, and the remaining ``δ/4`` covers the volume lemma's ``o(1)``.
+
+    Parameters
+    ----------
+    delta : float
+        Target Bayesian probability of error, in ``(0, 1)``.
+
+    Returns
+    -------
+    (delta_glr, delta_conf)
+    """
+    d = V.open_unit(delta, "delta")
+    return d / 4.0, 3.0 * math.sqrt(d) / math.pi**2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Optional
 
 import numpy as np
 from numba import njit
@@ -18,13 +18,15 @@ from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import fill_normal
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, argmax,
-                       cancel_flag, glr_passes, glr_passes_bernoulli, level_records, observe,
-                       record_level, record_rest, refill)
+from ..confidence import conf_factor
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
+                       STOP_INTERRUPTED, argmax, cancel_flag, glr_passes, glr_passes_bernoulli,
+                       level_records, observe, record_level, record_rest, refill)
 from ..kl import kl_glr
 from ..stopping import (TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_glr_threshold, ttucb_threshold,
                         ttucb_two_cg)
 from .base import Algorithm, Bound, gap_cost
+from .indifference import IndifferenceZone
 
 __all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF"]
@@ -76,14 +78,16 @@ def ttucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndar
     tau, recommendation, censored, stop_reason
     """
     out_tau, out_rec, out_code = level_records(1)
-    return ttucb_levels_run(state, mu, sigma, var, np.array([two_cg]), c_scale, log_shift,
-                            ucb_coef, ucb_shift, beta, released_sampling, max_samples,
+    none = np.empty(0)  # no indifference stop
+    return ttucb_levels_run(state, mu, sigma, var, np.array([two_cg]), none, none, c_scale,
+                            log_shift, ucb_coef, ucb_shift, beta, released_sampling, max_samples,
                             out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
-                     two_cgs: np.ndarray, c_scale: float, log_shift: float, ucb_coef: float,
+                     two_cgs: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray,
+                     c_scale: float, log_shift: float, ucb_coef: float,
                      ucb_shift: float, beta: float, released_sampling: bool, max_samples: int,
                      out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
                      cancel: np.ndarray) -> tuple[int, int, bool, int]:
@@ -147,6 +151,13 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
         Variances used by the algorithm's statistics (see above).
     two_cgs : float64[m]
         ``2 * C_G(log((k-1)/delta) / 2)`` for each level, increasing (``δ`` decreasing).
+    delta0s, log_consts : float64[m] or empty
+        The indifference stop of each level (empty arrays: none): stop also, recording
+        :data:`~bai_lib.kernels.STOP_INDIFFERENCE`, when
+        ``max_{j != i_hat} (mu_hat_j + w_j) - (mu_hat_{i_hat} - w_{i_hat}) <= delta0s[p]`` with
+        ``w_j = sigma_j c(N_j)`` (:func:`~bai_lib.confidence.conf_factor` with
+        ``log_consts[p]``), and recommend ``i_hat``. A level's stop (either test) implies the
+        same at every earlier level, so the records are still those of each level alone.
     out_tau, out_rec, out_code : int64[m]
         Each level's record, as in :func:`~bai_lib.algorithms.ttts.ttts_levels_run`.
     c_scale : float
@@ -164,32 +175,44 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
     -------
     tau, recommendation, censored, stop_reason
     """
-    return _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, ucb_shift,
-                         beta, released_sampling, False, max_samples, out_tau, out_rec, out_code,
-                         cancel)
+    if delta0s.size > 0:
+        return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale,
+                             log_shift, ucb_coef, ucb_shift, beta, released_sampling, False, True,
+                             max_samples, out_tau, out_rec, out_code, cancel)
+    return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
+                         ucb_coef, ucb_shift, beta, released_sampling, False, False, max_samples,
+                         out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def ttucb_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
-                               var: np.ndarray, two_cgs: np.ndarray, c_scale: float,
+                               var: np.ndarray, two_cgs: np.ndarray, delta0s: np.ndarray,
+                               log_consts: np.ndarray, c_scale: float,
                                log_shift: float, ucb_coef: float, ucb_shift: float, beta: float,
                                released_sampling: bool, max_samples: int, out_tau: np.ndarray,
                                out_rec: np.ndarray, out_code: np.ndarray,
                                cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """:func:`ttucb_levels_run` on Bernoulli arms (``mu`` the normal quantiles of the means):
     the same arguments and records, the Bernoulli steps described there."""
-    return _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, ucb_shift,
-                         beta, released_sampling, True, max_samples, out_tau, out_rec, out_code,
-                         cancel)
+    if delta0s.size > 0:
+        return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale,
+                             log_shift, ucb_coef, ucb_shift, beta, released_sampling, True, True,
+                             max_samples, out_tau, out_rec, out_code, cancel)
+    return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
+                         ucb_coef, ucb_shift, beta, released_sampling, True, False, max_samples,
+                         out_tau, out_rec, out_code, cancel)
 
 
-# The body of both kernels. Each passes ``bernoulli`` as a constant and the compiler specialises
-# the body for it, so the Gaussian kernel runs at its former speed; with ``bernoulli`` a runtime
-# flag of one kernel, the Bernoulli code cost the Gaussian runs 60% of their speed.
+# The body of both kernels. Each passes ``bernoulli`` and ``indifference`` as constants and the
+# compiler specialises the body for them, so the plain Gaussian kernel runs at its former speed;
+# as runtime flags, the Bernoulli code cost the Gaussian runs 60% of their speed and the
+# indifference stop 9% (TTUCB, two arms) to 14% (EB-TC, ten arms).
 @njit(cache=True, nogil=True)
-def _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, ucb_shift, beta,
-                  released_sampling, bernoulli, max_samples, out_tau, out_rec, out_code, cancel):
+def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
+                  ucb_coef, ucb_shift, beta, released_sampling, bernoulli, indifference,
+                  max_samples, out_tau, out_rec, out_code, cancel):
     k = mu.size
+    w = np.empty(k)  # the Conf widths of the indifference stop, at the current level
     S = np.zeros(k)
     N = np.zeros(k, dtype=np.int64)
     mh = np.zeros(k)
@@ -235,6 +258,8 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, 
     s_hi = 0.0
     p = 0  # the next level to reach
     m = two_cgs.size
+    if indifference:
+        _conf_widths(w, sigma, N, log_consts[0])
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
@@ -244,19 +269,21 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, 
             s_lo = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
             s_hi = math.sqrt(ucb_coef * math.log(float(t_next) + ucb_shift))
         best = argmax(mh)
+        code = -1
         if _passes(mh, v, N, best, c_lo, bernoulli):
             c = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift)
             if _passes(mh, v, N, best, max(c, 0.0), bernoulli):
-                p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
-                while p < m and _passes(mh, v, N, best, max(
-                        c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift), 0.0),
-                        bernoulli):
-                    p = record_level(p, t, best, STOP_GLR, out_tau, out_rec, out_code)
-                if p == m:
-                    return t, np.int64(best), False, STOP_GLR
-                # a lower bound for the new level until the next refresh (c is increasing in t)
-                c_lo = max(c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9,
-                           0.0)
+                code = STOP_GLR
+        if indifference and code < 0 and _within(mh, w, best, delta0s[p]):
+            code = STOP_INDIFFERENCE
+        if code >= 0:
+            p, code = _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s,
+                                    log_consts, c_scale, log_shift, bernoulli, out_tau, out_rec,
+                                    out_code)
+            if p == m:
+                return t, np.int64(best), False, code
+            # a lower bound for the new level until the next refresh (c is increasing in t)
+            c_lo = max(c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9, 0.0)
         if t + 1 > max_samples:
             record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
@@ -311,7 +338,49 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, c_scale, log_shift, ucb_coef, 
             mh[arm] = S[arm] / N[arm]
         b[arm] = b_next[arm]
         b_next[arm] = math.sqrt(var[arm] * inv_next[arm])
+        if indifference:
+            w[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
         t += 1
+
+
+@njit(cache=True, nogil=True)
+def _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s, log_consts, c_scale,
+                  log_shift, bernoulli, out_tau, out_rec, out_code):
+    """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
+    or indifference stop passes at ``t`` too (each implies the same at the earlier levels, so
+    the records are those of each level alone); return the next level and the last code. The
+    widths ``w`` are left at the next level's constant."""
+    indifference = delta0s.size > 0
+    while True:
+        p = record_level(p, t, best, code, out_tau, out_rec, out_code)
+        if p == two_cgs.size:
+            return p, code
+        if indifference:
+            _conf_widths(w, sigma, N, log_consts[p])
+        if _passes(mh, v, N, best, max(
+                c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift), 0.0), bernoulli):
+            code = STOP_GLR
+        elif indifference and _within(mh, w, best, delta0s[p]):
+            code = STOP_INDIFFERENCE
+        else:
+            return p, code
+
+
+@njit(cache=True, nogil=True)
+def _conf_widths(w, sigma, N, log_const):
+    """``w_j = σ_j c(N_j)``, the ``Conf`` widths with the constant ``log_const``."""
+    for j in range(w.size):
+        w[j] = sigma[j] * conf_factor(float(N[j]), log_const)
+
+
+@njit(cache=True, nogil=True)
+def _within(mh, w, best, delta0):
+    """The indifference stop: ``max_{j != best} UCB_j - LCB_best <= Δ0``."""
+    top = _NEG_INF
+    for j in range(mh.size):
+        if j != best and mh[j] + w[j] > top:
+            top = mh[j] + w[j]
+    return top - (mh[best] - w[best]) <= delta0
 
 
 @njit(cache=True, nogil=True)
@@ -321,26 +390,29 @@ def _passes(mh, v, N, best, c, bernoulli):
     return glr_passes(mh, v, best, c)
 
 
-def _ttucb_bound(noise_stds, two_cgs, c_scale, log_shift, coef, shift, beta, released, var,
-                 max_samples, bernoulli) -> Bound:
-    """The TTUCB kernel bound to its constants, scored at every level of ``two_cgs``."""
+def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shift, released,
+                 var, max_samples, bernoulli) -> Bound:
+    """The TTUCB kernel bound to its constants, scored at every level of ``deltas``, with the
+    indifference stop of ``spec`` if it has one."""
     sig = noise_stds
+    k = sig.size
     default = max_samples
     kernel = ttucb_levels_run_bernoulli if bernoulli else ttucb_levels_run
+    glr_deltas, delta0s, log_consts = spec._indifference_levels(prior, deltas, k)
+    two_cgs = np.array([ttucb_two_cg(k, d, spec.cg) for d in glr_deltas])
+    beta = spec.beta
 
     def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-        kernel(state, mu, sig, var, two_cgs, c_scale, log_shift, coef, shift, beta, released,
-               max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
+        kernel(state, mu, sig, var, two_cgs, delta0s, log_consts, c_scale, log_shift, coef, shift,
+               beta, released, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
-    return Bound(run, (None,) * two_cgs.size, lambda means: gap_cost(means, sig))
-
-
-def _two_cgs(k, deltas, cg):
-    return np.array([ttucb_two_cg(k, d, cg) for d in deltas])
+    d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * two_cgs.size
+    floor = delta0s.min() if delta0s.size else 1e-12
+    return Bound(run, d0, lambda means: gap_cost(means, sig, floor))
 
 
 @dataclass(frozen=True)
-class TTUCB(Algorithm):
+class TTUCB(IndifferenceZone, Algorithm):
     """TTUCB (Jourdan & Degenne, 2022) with its GLR stopping rule; semantics in
     :func:`~bai_lib.algorithms.top_two.ttucb_run`.
 
@@ -364,6 +436,15 @@ class TTUCB(Algorithm):
         released code uses ``1/N_i`` whatever ``σ_i``; the two agree when every ``σ_i = 1``.
     beta : float
         Tracking proportion in ``(0, 1)`` (1/2 in the paper).
+    indifference : bool
+        Add Algorithm 1's indifference stop (default off): stop also once the ``Conf``
+        intervals put every other arm's upper end within ``Δ0`` of the empirical best arm's
+        lower end, and recommend that arm. ``δ`` is then split between the two stops as
+        :func:`bai_lib.confidence.indifference_split` derives (the GLR test runs at ``δ/4``), so
+        that the Bayesian probability of error stays below ``δ``.
+    delta0, delta0_factor : float, optional
+        With ``indifference``: a fixed ``Δ0``, or the divisor in ``Δ0 = δ / (factor · L(H))``
+        (4 by default, as in Algorithm 1), as for :class:`~bai_lib.algorithms.Elimination`.
     """
 
     threshold: str = "released"
@@ -372,6 +453,9 @@ class TTUCB(Algorithm):
     cg: str = "approx"
     noise_aware: bool = True
     beta: float = 0.5
+    indifference: bool = False
+    delta0: Optional[float] = None
+    delta0_factor: Optional[float] = None
 
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
@@ -386,6 +470,7 @@ class TTUCB(Algorithm):
         V.choice(self.cg, ("approx", "exact"), "cg")
         V.flag(self.noise_aware, "noise_aware")
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
+        self._check_indifference()
 
     @classmethod
     def as_printed(cls, **overrides: Any) -> TTUCB:
@@ -412,14 +497,14 @@ class TTUCB(Algorithm):
         released = self.sampling == "released"
         var = np.ascontiguousarray(noise_stds**2 if self.noise_aware else np.ones_like(noise_stds))
         return _ttucb_bound(
-            noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
-            TTUCB_THRESHOLDS[self.threshold], TTUCB_LOG_TERMS[self.log_term],
+            self, prior, noise_stds, deltas, TTUCB_THRESHOLDS[self.threshold],
+            TTUCB_LOG_TERMS[self.log_term],
             TTUCB_RELEASED_UCB_COEF if released else TTUCB_UCB_COEF, 1.0 if released else 0.0,
-            self.beta, released, var, max_samples, bernoulli)
+            released, var, max_samples, bernoulli)
 
 
 @dataclass(frozen=True)
-class EBTC(Algorithm):
+class EBTC(IndifferenceZone, Algorithm):
     """EB-TC (Jourdan, Degenne & Kaufmann, 2023): empirical-best leader, transportation-cost challenger.
 
     The leader is the empirical best arm ``argmax_i μ̂_i`` (no exploration bonus), the challenger
@@ -435,10 +520,15 @@ class EBTC(Algorithm):
         Tracking proportion in ``(0, 1)``; 1/2 by default.
     cg : {"approx", "exact"}
         ``C_G`` as for :class:`TTUCB`.
+    indifference, delta0, delta0_factor
+        Algorithm 1's indifference stop, as for :class:`TTUCB`.
     """
 
     beta: float = 0.5
     cg: str = "approx"
+    indifference: bool = False
+    delta0: Optional[float] = None
+    delta0_factor: Optional[float] = None
 
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
@@ -449,6 +539,7 @@ class EBTC(Algorithm):
     def __post_init__(self):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.cg, ("approx", "exact"), "cg")
+        self._check_indifference()
 
     def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
         """The level of the squared normalised gap at which EB-TC stops on two arms,
@@ -463,6 +554,5 @@ class EBTC(Algorithm):
         """Bernoulli rewards as for TTUCB."""
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(
-            noise_stds, _two_cgs(noise_stds.size, deltas, self.cg),
-            TTUCB_THRESHOLDS["released"], TTUCB_LOG_TERMS["printed"], 0.0, 0.0,
-            self.beta, False, var, max_samples, bernoulli)
+            self, prior, noise_stds, deltas, TTUCB_THRESHOLDS["released"],
+            TTUCB_LOG_TERMS["printed"], 0.0, 0.0, False, var, max_samples, bernoulli)

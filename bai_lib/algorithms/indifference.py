@@ -1,0 +1,77 @@
+"""The indifference stop of Algorithm 1, added to the GLR algorithms (``indifference=True``).
+
+A specification with the option stops at the first time either its own GLR test passes or the
+``Conf`` intervals say that no other arm can beat the empirical best arm by more than ``Δ0``,
+and recommends the empirical best arm. How ``δ`` is split between the two stops, and why the
+Bayesian probability of error stays below ``δ``, is :func:`bai_lib.confidence.indifference_split`.
+``Δ0`` comes from the prior as in Algorithm 1, ``δ / (4 L(H))`` by default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Optional
+
+import numpy as np
+
+from .. import _validate as V
+from ..beta_prior import BetaPrior
+from ..priors import GaussianPrior
+from ..priors import delta0 as _delta0_of
+from ..confidence import conf_log_const, indifference_split
+
+__all__ = ["IndifferenceZone"]
+
+
+class IndifferenceZone:
+    """Mixin of the specifications with an ``indifference`` option.
+
+    The specification declares the fields ``indifference: bool = False``,
+    ``delta0: Optional[float] = None`` and ``delta0_factor: Optional[float] = None`` (the
+    meanings of :class:`~bai_lib.algorithms.Elimination`'s, used only with ``indifference``) and
+    calls ``_check_indifference()`` from ``__post_init__``.
+    """
+
+    def _check_indifference(self) -> None:
+        V.flag(self.indifference, "indifference")
+        if self.delta0 is not None and self.delta0_factor is not None:
+            raise ValueError("give either delta0 or delta0_factor, not both")
+        if not self.indifference and (self.delta0 is not None or self.delta0_factor is not None):
+            raise ValueError("delta0 and delta0_factor set the indifference stop; give "
+                             "indifference=True with them")
+        if self.delta0 is not None:
+            object.__setattr__(self, "delta0", V.positive(self.delta0, "delta0"))
+        if self.delta0_factor is not None:
+            object.__setattr__(self, "delta0_factor",
+                               V.positive(self.delta0_factor, "delta0_factor"))
+
+    def uses_prior(self) -> bool:
+        return self.needs_prior or (self.indifference and self.delta0 is None)
+
+    def resolve_delta0(self, prior: Optional[GaussianPrior | BetaPrior],
+                       delta: float) -> Optional[float]:
+        """``Δ0`` for ``prior`` and ``delta`` with ``indifference``: the fixed ``delta0``, else
+        ``δ / (factor · L(H))`` (factor 4 unless ``delta0_factor``); ``None`` without it."""
+        if not self.indifference:
+            return None
+        if self.delta0 is not None:
+            return self.delta0
+        factor = 4.0 if self.delta0_factor is None else self.delta0_factor
+        return float(_delta0_of(prior, delta, factor=factor))
+
+    def with_delta0_factor(self, factor: float) -> "IndifferenceZone":
+        if not self.indifference or self.delta0 is not None:
+            return self
+        return dataclasses.replace(self, delta0_factor=factor)
+
+    def _indifference_levels(self, prior, deltas: Sequence[float],
+                             k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(glr_deltas, delta0s, log_consts)`` per level: the levels of the GLR test, and
+        ``Δ0`` and the ``Conf`` constant of the indifference stop (both empty without it)."""
+        if not self.indifference:
+            return np.array(deltas, dtype=np.float64), np.empty(0), np.empty(0)
+        split = [indifference_split(d) for d in deltas]
+        return (np.array([g for g, _ in split]),
+                np.array([self.resolve_delta0(prior, d) for d in deltas]),
+                np.array([conf_log_const(c, k) for _, c in split]))

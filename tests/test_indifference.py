@@ -1,0 +1,142 @@
+"""The indifference stop of Algorithm 1 added to the GLR top-two algorithms
+(``TTUCB(indifference=True)``, ``EBTC(indifference=True)``): the stop against a plain reference on
+fixed sample paths, its relation to the plain algorithm, and the Bayesian error."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bai_lib import EBTC, TTUCB, BetaPrior, GaussianPrior, simulate, simulate_deltas
+from bai_lib import _rng
+from bai_lib.confidence import indifference_split
+from bai_lib.stats import clopper_pearson
+from test_bernoulli_glr import _coin, ref_z
+from test_conventions import ref_ttucb_released
+
+
+def _states(seed, n):
+    return [_rng.seed_state(seed, r, _rng.STREAM_ALGO) for r in range(n)]
+
+
+def _indifference(sigma, delta, delta0):
+    """The stop written from its definition: intervals m_j ± σ_j √(2 log(12 K n²/(δc²π²))/n)
+    at δc = 3√δ/π², and max_{j≠b} UCB_j − LCB_b <= Δ0."""
+    k = sigma.size
+    dc = 3 * math.sqrt(delta) / math.pi**2
+
+    def stop(m, n, best):
+        w = sigma * np.sqrt(2 * np.log(12 * k * n**2 / (dc**2 * math.pi**2)) / n)
+        ucb = max(m[j] + w[j] for j in range(k) if j != best)
+        return ucb - (m[best] - w[best]) <= delta0
+
+    return stop
+
+
+def test_the_split_spends_delta_as_documented():
+    for delta in (0.3, 0.1, 1e-4):
+        glr, conf = indifference_split(delta)
+        assert glr == delta / 4
+        assert math.pi**4 * conf**2 / 36 == pytest.approx(delta / 4, rel=1e-12)
+    with pytest.raises(ValueError, match="delta"):
+        indifference_split(1.5)
+
+
+CASES = [  # means, noise, fixed Δ0, rewards
+    ([0.0, 0.02], [1.0, 1.0], 0.1, "gaussian"),
+    ([0.0, 1.0], [1.0, 2.0], 0.1, "gaussian"),
+    ([0.3, 0.31, 0.0], [1.0, 0.5, 1.0], 0.2, "gaussian"),
+    ([0.30, 0.31], [0.5, 0.5], 0.05, "bernoulli"),
+]
+
+
+@pytest.mark.parametrize("mu, sigma, d0, rewards", CASES,
+                         ids=["near-tie", "separated", "k3", "bernoulli"])
+def test_ttucb_with_the_stop_matches_a_plain_reference_run_for_run(mu, sigma, d0, rewards):
+    mu, sigma = np.array(mu), np.array(sigma)
+    delta, n = 0.1, 25
+    bern = rewards == "bernoulli"
+    res = simulate(TTUCB(indifference=True, delta0=d0), None, None if bern else sigma, delta, n,
+                   6, means=mu, rewards=rewards)
+    extra = {"reward": lambda a, z: _coin(mu, a, z), "glr": ref_z} if bern else {}
+    stop = _indifference(sigma, delta, d0)
+    expect = [ref_ttucb_released(st, mu, sigma, delta / 4, True, extra_stop=stop, **extra)
+              for st in _states(6, n)]
+    got = list(zip(res.stopping_times.tolist(), res.recommendations.tolist()))
+    assert got == expect
+    reasons = set(res.stop_reasons)
+    assert reasons <= {"glr", "indifference"}
+    if mu.size == 2 and abs(mu[1] - mu[0]) < 0.05:
+        assert "indifference" in reasons  # the stop is exercised
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True, delta0=0.05),
+                                  EBTC(indifference=True, delta0=0.05)], ids=["ttucb", "ebtc"])
+def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
+    """The sampling rule does not see the stop: a run stopped by its GLR test is the plain run at
+    δ/4, and a run stopped by indifference stops no later than it."""
+    H = GaussianPrior.standard(3)
+    plain = simulate(type(spec)(), H, 1.0, 0.1 / 4, 300, 8, max_samples=10**7)
+    iz = simulate(spec, H, 1.0, 0.1, 300, 8, max_samples=10**7)
+    glr = iz.stop_reasons == "glr"
+    assert glr.any() and (~glr).any()
+    assert np.array_equal(iz.stopping_times[glr], plain.stopping_times[glr])
+    assert np.array_equal(iz.recommendations[glr], plain.recommendations[glr])
+    assert np.all(iz.stopping_times[~glr] <= plain.stopping_times[~glr])
+
+
+def test_one_trajectory_scores_every_level():
+    H = GaussianPrior.standard(3)
+    spec = TTUCB(indifference=True)
+    deltas = [0.3, 0.1, 0.01]
+    many = simulate_deltas(spec, H, 1.0, deltas, 200, 9)
+    for d in deltas:
+        one = simulate(spec, H, 1.0, d, 200, 9)
+        assert np.array_equal(many[d].stopping_times, one.stopping_times)
+        assert np.array_equal(many[d].recommendations, one.recommendations)
+        assert np.array_equal(many[d].stop_reasons, one.stop_reasons)
+        assert many[d].delta0 == one.delta0 == spec.resolve_delta0(H, d)
+
+
+@pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), EBTC(indifference=True)],
+                         ids=["ttucb", "ebtc"])
+def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
+    """Under the prior of Table 1, δ = 0.1: the 99.9% Clopper-Pearson upper end of the error is
+    below δ, and the longest of 3,000 runs is a small fraction of the plain algorithm's (whose runs
+    are censored at 10^8)."""
+    H = GaussianPrior.standard(2)
+    n = 3000
+    iz = simulate(spec, H, 1.0, 0.1, n, 10, max_samples=10**8)
+    plain = simulate(type(spec)(), H, 1.0, 0.1, n, 10, max_samples=10**8)
+    errors = int(np.count_nonzero(~iz.correct))
+    assert clopper_pearson(errors, n, 0.999)[1] < 0.1, errors
+    assert not iz.censored.any()
+    assert iz.stopping_times.max() < plain.stopping_times.max() / 10
+    assert (iz.stop_reasons == "indifference").sum() > 20
+
+
+def test_bernoulli_arms_under_a_beta_prior():
+    res = simulate(TTUCB(indifference=True), BetaPrior([2.0, 2.0], [8.0, 8.0]), None, 0.1, 500,
+                   11)
+    assert (res.stop_reasons == "indifference").any()
+    assert clopper_pearson(int(np.count_nonzero(~res.correct)), 500, 0.999)[1] < 0.1
+
+
+def test_options_are_checked_and_the_prior_is_needed_only_for_delta0():
+    with pytest.raises(ValueError, match="delta0 and delta0_factor set the indifference stop"):
+        TTUCB(delta0=0.1)
+    with pytest.raises(ValueError, match="either delta0 or delta0_factor"):
+        EBTC(indifference=True, delta0=0.1, delta0_factor=2.0)
+    with pytest.raises(ValueError, match="delta0"):
+        TTUCB(indifference=True, delta0=-1.0)
+    with pytest.raises(ValueError, match="indifference"):
+        TTUCB(indifference="yes")
+    with pytest.raises(ValueError, match="uses the prior"):
+        simulate(TTUCB(indifference=True), None, 1.0, 0.1, 5, 1, means=[0.0, 1.0])
+    res = simulate(TTUCB(indifference=True, delta0=0.5), None, 1.0, 0.1, 5, 1, means=[0.0, 1.0])
+    assert res.delta0 == 0.5
+    assert TTUCB(indifference=True).label == "TTUCB (indifference=True)"
+    assert TTUCB(indifference=True).with_delta0_factor(1.0).delta0_factor == 1.0
+    assert TTUCB().with_delta0_factor(1.0) == TTUCB()
