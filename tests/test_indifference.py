@@ -6,12 +6,15 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from bai_lib import EBTC, TTUCB, BetaPrior, GaussianPrior, simulate, simulate_deltas
+from bai_lib import (EBTC, TTUCB, BetaPrior, GaussianPrior, TrackAndStop, simulate,
+                     simulate_deltas)
 from bai_lib import _rng
 from bai_lib.confidence import indifference_split
 from bai_lib.stats import clopper_pearson
 from test_bernoulli_glr import _coin, ref_z
+from test_baselines import ref_tas
 from test_conventions import ref_ttucb_released
 
 
@@ -70,9 +73,31 @@ def test_ttucb_with_the_stop_matches_a_plain_reference_run_for_run(mu, sigma, d0
         assert "indifference" in reasons  # the stop is exercised
 
 
+@pytest.mark.parametrize("tracking", ["D", "C"])
+def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
+    """Against the plain Track-and-Stop reference with the stop written from its definition, on
+    a near-tie where the runs stop by indifference. The reference computes the means and
+    widths in another order, so a run whose stop falls on the boundary of the test can end one
+    step apart, and a tracking tie decided by rounding makes the trajectories part: most runs
+    agree exactly, and the stopping times have the same law."""
+    mu, sigma = np.array([0.0, 0.02, -0.3]), np.ones(3)
+    delta, d0, n = 0.1, 0.2, 30
+    res = simulate(TrackAndStop(tracking=tracking, update="every", indifference=True, delta0=d0),
+                   None, sigma, delta, n, 12, means=mu)
+    stop = _indifference(sigma, delta, d0)
+    ref = np.array([ref_tas(st, mu, sigma, delta / 4, tracking, 10**7, extra_stop=stop)
+                    for st in _states(12, n)])
+    exact = (res.stopping_times == ref[:, 0]) & (res.recommendations == ref[:, 1])
+    assert exact.mean() >= 0.5, exact.mean()
+    assert stats.ks_2samp(res.stopping_times, ref[:, 0]).pvalue > 0.05
+    assert (res.stop_reasons == "indifference").all()
+
+
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True, delta0=0.05),
-                                  EBTC(indifference=True, delta0=0.05)], ids=["ttucb", "ebtc"])
+                                  EBTC(indifference=True, delta0=0.05),
+                                  TrackAndStop(indifference=True, delta0=0.05)],
+                         ids=["ttucb", "ebtc", "tas"])
 def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
     """The sampling rule does not see the stop: a run stopped by its GLR test is the plain run at
     δ/4, and a run stopped by indifference stops no later than it."""
@@ -86,9 +111,10 @@ def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
     assert np.all(iz.stopping_times[~glr] <= plain.stopping_times[~glr])
 
 
-def test_one_trajectory_scores_every_level():
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True)],
+                         ids=["ttucb", "tas"])
+def test_one_trajectory_scores_every_level(spec):
     H = GaussianPrior.standard(3)
-    spec = TTUCB(indifference=True)
     deltas = [0.3, 0.1, 0.01]
     many = simulate_deltas(spec, H, 1.0, deltas, 200, 9)
     for d in deltas:
@@ -100,8 +126,8 @@ def test_one_trajectory_scores_every_level():
 
 
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
-@pytest.mark.parametrize("spec", [TTUCB(indifference=True), EBTC(indifference=True)],
-                         ids=["ttucb", "ebtc"])
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), EBTC(indifference=True),
+                                  TrackAndStop(indifference=True)], ids=["ttucb", "ebtc", "tas"])
 def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
     """Under the prior of Table 1, δ = 0.1: the 99.9% Clopper-Pearson upper end of the error is
     below δ, and the longest of 3,000 runs is a small fraction of the plain algorithm's (whose runs
@@ -117,9 +143,10 @@ def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
     assert (iz.stop_reasons == "indifference").sum() > 20
 
 
-def test_bernoulli_arms_under_a_beta_prior():
-    res = simulate(TTUCB(indifference=True), BetaPrior([2.0, 2.0], [8.0, 8.0]), None, 0.1, 500,
-                   11)
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True)],
+                         ids=["ttucb", "tas"])
+def test_bernoulli_arms_under_a_beta_prior(spec):
+    res = simulate(spec, BetaPrior([2.0, 2.0], [8.0, 8.0]), None, 0.1, 500, 11)
     assert (res.stop_reasons == "indifference").any()
     assert clopper_pearson(int(np.count_nonzero(~res.correct)), 500, 0.999)[1] < 0.1
 

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
+from numba import njit
 
 from .. import _validate as V
 from ..beta_prior import BetaPrior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from ..confidence import conf_log_const, indifference_split
+from ..confidence import conf_factor, conf_log_const, indifference_split
 
-__all__ = ["IndifferenceZone"]
+__all__ = ["IndifferenceZone", "conf_widths", "indifferent"]
 
 
 class IndifferenceZone:
@@ -75,3 +76,21 @@ class IndifferenceZone:
         return (np.array([g for g, _ in split]),
                 np.array([self.resolve_delta0(prior, d) for d in deltas]),
                 np.array([conf_log_const(c, k) for _, c in split]))
+
+
+@njit(cache=True, nogil=True)
+def conf_widths(w: np.ndarray, sigma: np.ndarray, N: np.ndarray, log_const: float) -> None:
+    """Set ``w_j = σ_j c(N_j)``, the ``Conf`` widths (:func:`~bai_lib.confidence.conf_factor`)
+    with the constant ``log_const``, for every arm."""
+    for j in range(w.size):
+        w[j] = sigma[j] * conf_factor(float(N[j]), log_const)
+
+
+@njit(cache=True, nogil=True)
+def indifferent(mh: np.ndarray, w: np.ndarray, best: int, delta0: float) -> bool:
+    """The indifference stop: ``max_{j != best} (μ̂_j + w_j) - (μ̂_best - w_best) <= Δ0``."""
+    top = -np.inf
+    for j in range(mh.size):
+        if j != best and mh[j] + w[j] > top:
+            top = mh[j] + w[j]
+    return top - (mh[best] - w[best]) <= delta0

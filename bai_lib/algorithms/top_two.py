@@ -26,7 +26,7 @@ from ..kl import kl_glr
 from ..stopping import (TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_glr_threshold, ttucb_threshold,
                         ttucb_two_cg)
 from .base import Algorithm, Bound, gap_cost
-from .indifference import IndifferenceZone
+from .indifference import IndifferenceZone, conf_widths, indifferent
 
 __all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF"]
@@ -259,7 +259,7 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
     p = 0  # the next level to reach
     m = two_cgs.size
     if indifference:
-        _conf_widths(w, sigma, N, log_consts[0])
+        conf_widths(w, sigma, N, log_consts[0])
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
@@ -274,7 +274,7 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
             c = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift)
             if _passes(mh, v, N, best, max(c, 0.0), bernoulli):
                 code = STOP_GLR
-        if indifference and code < 0 and _within(mh, w, best, delta0s[p]):
+        if indifference and code < 0 and indifferent(mh, w, best, delta0s[p]):
             code = STOP_INDIFFERENCE
         if code >= 0:
             p, code = _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s,
@@ -356,31 +356,14 @@ def _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s, log_co
         if p == two_cgs.size:
             return p, code
         if indifference:
-            _conf_widths(w, sigma, N, log_consts[p])
+            conf_widths(w, sigma, N, log_consts[p])
         if _passes(mh, v, N, best, max(
                 c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift), 0.0), bernoulli):
             code = STOP_GLR
-        elif indifference and _within(mh, w, best, delta0s[p]):
+        elif indifference and indifferent(mh, w, best, delta0s[p]):
             code = STOP_INDIFFERENCE
         else:
             return p, code
-
-
-@njit(cache=True, nogil=True)
-def _conf_widths(w, sigma, N, log_const):
-    """``w_j = σ_j c(N_j)``, the ``Conf`` widths with the constant ``log_const``."""
-    for j in range(w.size):
-        w[j] = sigma[j] * conf_factor(float(N[j]), log_const)
-
-
-@njit(cache=True, nogil=True)
-def _within(mh, w, best, delta0):
-    """The indifference stop: ``max_{j != best} UCB_j - LCB_best <= Δ0``."""
-    top = _NEG_INF
-    for j in range(mh.size):
-        if j != best and mh[j] + w[j] > top:
-            top = mh[j] + w[j]
-    return top - (mh[best] - w[best]) <= delta0
 
 
 @njit(cache=True, nogil=True)

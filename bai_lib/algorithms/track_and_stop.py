@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
-from ..stopping import GLR_THRESHOLDS, glr_threshold
+from ..confidence import conf_factor
+from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
 from .._rng import fill_normal
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
-                       first_round, glr_check, glr_check_bernoulli, glr_refresh, level_records,
-                       observe, record_glr_levels, record_glr_levels_bernoulli, record_rest,
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
+                       STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_check_bernoulli,
+                       glr_passes, glr_passes_bernoulli, glr_refresh, level_records, observe,
+                       record_glr_levels, record_glr_levels_bernoulli, record_level, record_rest,
                        refill)
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
 from .base import Algorithm, Bound, gap_cost
+from .indifference import IndifferenceZone, conf_widths, indifferent
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
            "track_and_stop_levels_run_bernoulli", "UPDATE_SCHEDULES"]
@@ -40,13 +43,16 @@ def track_and_stop_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, del
     tau, recommendation, censored, stop_reason
     """
     out_tau, out_rec, out_code = level_records(1)
-    return track_and_stop_levels_run(state, mu, sigma, np.array([delta]), rule, c_tracking,
-                                     lazy_shift, max_samples, out_tau, out_rec, out_code, cancel)
+    none = np.empty(0)  # no indifference stop
+    return track_and_stop_levels_run(state, mu, sigma, np.array([delta]), none, none, rule,
+                                     c_tracking, lazy_shift, max_samples, out_tau, out_rec,
+                                     out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
-                              deltas: np.ndarray, rule: int, c_tracking: bool, lazy_shift: int,
+                              deltas: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray,
+                              rule: int, c_tracking: bool, lazy_shift: int,
                               max_samples: int, out_tau: np.ndarray, out_rec: np.ndarray,
                               out_code: np.ndarray, cancel: np.ndarray
                               ) -> tuple[int, int, bool, int]:
@@ -88,32 +94,47 @@ def track_and_stop_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarr
     level records the first time its test passed, with the empirical best arm then, which is
     exactly the run at that ``δ`` alone.
 
+    ``delta0s`` and ``log_consts`` (empty: none) add the indifference stop of each level, as
+    in :func:`~bai_lib.algorithms.top_two.ttucb_levels_run`.
+
     Returns
     -------
     tau, recommendation, censored, stop_reason
         Of the last level; ``out_tau``, ``out_rec``, ``out_code`` hold every level's record.
     """
-    return _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
-                                  False, max_samples, out_tau, out_rec, out_code, cancel)
+    if delta0s.size > 0:
+        return _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule,
+                                      c_tracking, lazy_shift, False, True, max_samples, out_tau,
+                                      out_rec, out_code, cancel)
+    return _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, c_tracking,
+                                  lazy_shift, False, False, max_samples, out_tau, out_rec,
+                                  out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def track_and_stop_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
-                                        deltas: np.ndarray, rule: int, c_tracking: bool,
+                                        deltas: np.ndarray, delta0s: np.ndarray,
+                                        log_consts: np.ndarray, rule: int, c_tracking: bool,
                                         lazy_shift: int, max_samples: int, out_tau: np.ndarray,
                                         out_rec: np.ndarray, out_code: np.ndarray,
                                         cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """:func:`track_and_stop_levels_run` on Bernoulli arms (``mu`` the normal quantiles of the
     means): the same arguments and records, the Bernoulli steps described there."""
-    return _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift,
-                                  True, max_samples, out_tau, out_rec, out_code, cancel)
+    if delta0s.size > 0:
+        return _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule,
+                                      c_tracking, lazy_shift, True, True, max_samples, out_tau,
+                                      out_rec, out_code, cancel)
+    return _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, c_tracking,
+                                  lazy_shift, True, False, max_samples, out_tau, out_rec,
+                                  out_code, cancel)
 
 
 # The body of both kernels; each passes ``bernoulli`` as a constant, for which the compiler
 # specialises the body (as for the TTUCB kernels).
 @njit(cache=True, nogil=True)
-def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shift, bernoulli,
-                           max_samples, out_tau, out_rec, out_code, cancel):
+def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, c_tracking,
+                           lazy_shift, bernoulli, indifference, max_samples, out_tau, out_rec,
+                           out_code, cancel):
     k = mu.size
     var = sigma * sigma
     S = np.zeros(k)
@@ -144,6 +165,9 @@ def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shif
     half_k = 0.5 * k
     p = 0  # the next level to reach
     m = deltas.size
+    wd = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    if indifference:
+        conf_widths(wd, sigma, N, log_consts[0])
     while True:
         if t >= t_next:
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
@@ -151,7 +175,20 @@ def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shif
             best, stop = glr_check_bernoulli(mh, N, t, deltas[p], rule, thr_lo)
         else:
             best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
-        if stop:
+        if indifference and not stop and indifferent(mh, wd, best, delta0s[p]):
+            p, code = _record_stops(p, t, best, STOP_INDIFFERENCE, mh, v, N, wd, sigma, deltas,
+                                    delta0s, log_consts, rule, bernoulli, out_tau, out_rec,
+                                    out_code)
+            if p == m:
+                return t, np.int64(best), False, code
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        elif stop and indifference:
+            p, code = _record_stops(p, t, best, STOP_GLR, mh, v, N, wd, sigma, deltas, delta0s,
+                                    log_consts, rule, bernoulli, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, code
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        elif stop:
             if bernoulli:
                 p = record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau,
                                                 out_rec, out_code)
@@ -214,11 +251,33 @@ def _track_and_stop_levels(state, mu, sigma, deltas, rule, c_tracking, lazy_shif
         else:
             observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
         pos += 1
+        if indifference:
+            wd[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
         t += 1
 
 
+@njit(cache=True, nogil=True)
+def _record_stops(p, t, best, code, mh, v, N, wd, sigma, deltas, delta0s, log_consts, rule,
+                  bernoulli, out_tau, out_rec, out_code):
+    """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
+    or indifference stop passes at ``t`` too; return the next level and the last code (as in
+    the TTUCB kernel)."""
+    while True:
+        p = record_level(p, t, best, code, out_tau, out_rec, out_code)
+        if p == deltas.size:
+            return p, code
+        conf_widths(wd, sigma, N, log_consts[p])
+        c = 2.0 * glr_beta(t, deltas[p], rule)
+        if glr_passes_bernoulli(mh, N, best, c) if bernoulli else glr_passes(mh, v, best, c):
+            code = STOP_GLR
+        elif indifferent(mh, wd, best, delta0s[p]):
+            code = STOP_INDIFFERENCE
+        else:
+            return p, code
+
+
 @dataclass(frozen=True)
-class TrackAndStop(Algorithm):
+class TrackAndStop(IndifferenceZone, Algorithm):
     """Track-and-Stop (Garivier & Kaufmann, 2016): track ``w*(μ̂)``, stop with the GLR test.
 
     Semantics in :func:`~bai_lib.algorithms.track_and_stop.track_and_stop_run`; the oracle in
@@ -239,11 +298,16 @@ class TrackAndStop(Algorithm):
         GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
         ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments
         (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
+    indifference, delta0, delta0_factor
+        Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
 
     tracking: str = "D"
     threshold: str = "chernoff"
     update: str = "geometric"
+    indifference: bool = False
+    delta0: Optional[float] = None
+    delta0_factor: Optional[float] = None
 
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
@@ -255,6 +319,7 @@ class TrackAndStop(Algorithm):
         V.choice(self.tracking, ("D", "C"), "tracking")
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         V.choice(self.update, UPDATE_SCHEDULES, "update")
+        self._check_indifference()
 
     def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
         """The level of the squared normalised gap at which this specification stops on two
@@ -271,11 +336,13 @@ class TrackAndStop(Algorithm):
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
         check_variances(sig**2)
-        levels = np.array(deltas, dtype=np.float64)
+        levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size)
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            kernel(state, mu, sig, levels, rule, c_tracking,
+            kernel(state, mu, sig, levels, delta0s, log_consts, rule, c_tracking,
                    lazy_shift, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
-        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))
+        d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * levels.size
+        floor = delta0s.min() if delta0s.size else 1e-12
+        return Bound(run, d0, lambda means: gap_cost(means, sig, floor))
