@@ -164,7 +164,7 @@ def failure_bound(delta: float) -> float:
 def indifference_split(delta: float) -> tuple[float, float]:
     """How a GLR algorithm with an indifference stop spends ``δ``: ``(δ_glr, δ_conf)``.
 
-    The option ``indifference=True`` of TTUCB, EB-TC and Track-and-Stop stops at the first time either
+    The option ``indifference=True`` of TTTS, TTUCB, EB-TC and Track-and-Stop stops at the first time either
     its GLR test at level ``δ_glr`` passes, or the intervals ``μ̂_j ± σ_j c(N_j)`` of ``Conf``
     at level ``δ_conf`` (:func:`conf_factor`, ``K`` arms) put every other arm's upper end within
     ``Δ0`` of the empirical best arm's lower end; it recommends the empirical best arm. Following

@@ -18,7 +18,7 @@ from bai_lib import TTTS, TTUCB, Elimination, GaussianPrior, NoElim, simulate
 from bai_lib import _rng
 from bai_lib import kernels as K
 from bai_lib.algorithms import top_two as T
-from bai_lib.algorithms import ttts
+from bai_lib.algorithms.challenger import TTTS_MAX_RESAMPLE
 from bai_lib.algorithms import ALGORITHMS, resolve
 from bai_lib.stopping import threshold, ttucb_cg
 
@@ -285,7 +285,7 @@ def ref_ttts(rng, mu, sigma, m, xi, delta, challenger):
                 draw[leader] = -np.inf
                 arm = int(np.argmax(draw))
             else:
-                draws = np.argmax(rng.normal(pmean, psd, size=(ttts.TTTS_MAX_RESAMPLE, k)), axis=1)
+                draws = np.argmax(rng.normal(pmean, psd, size=(TTTS_MAX_RESAMPLE, k)), axis=1)
                 other = draws[draws != leader]
                 if other.size:
                     arm = int(other[0])

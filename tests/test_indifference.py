@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bai_lib import (EBTC, TTUCB, BetaPrior, GaussianPrior, TrackAndStop, simulate,
+from bai_lib import (EBTC, TTTS, TTUCB, BetaPrior, GaussianPrior, TrackAndStop, simulate,
                      simulate_deltas)
 from bai_lib import _rng
 from bai_lib.confidence import indifference_split
@@ -96,8 +96,9 @@ def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True, delta0=0.05),
                                   EBTC(indifference=True, delta0=0.05),
-                                  TrackAndStop(indifference=True, delta0=0.05)],
-                         ids=["ttucb", "ebtc", "tas"])
+                                  TrackAndStop(indifference=True, delta0=0.05),
+                                  TTTS(indifference=True, delta0=0.05)],
+                         ids=["ttucb", "ebtc", "tas", "ttts"])
 def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
     """The sampling rule does not see the stop: a run stopped by its GLR test is the plain run at
     δ/4, and a run stopped by indifference stops no later than it."""
@@ -111,8 +112,8 @@ def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
     assert np.all(iz.stopping_times[~glr] <= plain.stopping_times[~glr])
 
 
-@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True)],
-                         ids=["ttucb", "tas"])
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True),
+                                  TTTS(indifference=True)], ids=["ttucb", "tas", "ttts"])
 def test_one_trajectory_scores_every_level(spec):
     H = GaussianPrior.standard(3)
     deltas = [0.3, 0.1, 0.01]
@@ -127,7 +128,8 @@ def test_one_trajectory_scores_every_level(spec):
 
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True), EBTC(indifference=True),
-                                  TrackAndStop(indifference=True)], ids=["ttucb", "ebtc", "tas"])
+                                  TrackAndStop(indifference=True), TTTS(indifference=True)],
+                         ids=["ttucb", "ebtc", "tas", "ttts"])
 def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
     """Under the prior of Table 1, δ = 0.1: the 99.9% Clopper-Pearson upper end of the error is
     below δ, and the longest of 3,000 runs is a small fraction of the plain algorithm's (whose runs
@@ -143,8 +145,8 @@ def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
     assert (iz.stop_reasons == "indifference").sum() > 20
 
 
-@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True)],
-                         ids=["ttucb", "tas"])
+@pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True),
+                                  TTTS(indifference=True, beta=0.4)], ids=["ttucb", "tas", "ttts"])
 def test_bernoulli_arms_under_a_beta_prior(spec):
     res = simulate(spec, BetaPrior([2.0, 2.0], [8.0, 8.0]), None, 0.1, 500, 11)
     assert (res.stop_reasons == "indifference").any()

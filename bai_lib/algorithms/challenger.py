@@ -19,8 +19,12 @@ from numba import njit
 from .. import _validate as V
 from .._rng import fill_normal, uniform
 
-__all__ = ["exact_challenger", "challenger_workspace", "new_workspace", "note_sampled",
-           "refill_normals", "std_normal_above", "log_ndtr", "POSTERIOR_BUFFER", "Z_POS"]
+__all__ = ["TTTS_MAX_RESAMPLE", "exact_challenger", "challenger_workspace", "new_workspace",
+           "note_sampled", "refill_normals", "std_normal_above", "log_ndtr", "POSTERIOR_BUFFER", "Z_POS"]
+
+#: Number of posterior re-draws TTTS's ``"resample"`` challenger tries (``k > 2``), on Gaussian
+#: and on Bernoulli arms.
+TTTS_MAX_RESAMPLE = 100
 
 _NEG_INF = -np.inf
 _SQRT_HALF = math.sqrt(0.5)

@@ -13,17 +13,16 @@ from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from ..confidence import conf_factor
-from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
+from ..stopping import GLR_THRESHOLDS, glr_threshold
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_check_bernoulli,
-                       glr_passes, glr_passes_bernoulli, glr_refresh, level_records, observe,
-                       record_glr_levels, record_glr_levels_bernoulli, record_level, record_rest,
-                       refill)
+                       glr_refresh, level_records, observe, record_glr_levels,
+                       record_glr_levels_bernoulli, record_rest, refill)
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
 from .base import Algorithm, Bound, gap_cost
-from .indifference import IndifferenceZone, conf_widths, indifferent
+from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
            "track_and_stop_levels_run_bernoulli", "UPDATE_SCHEDULES"]
@@ -176,14 +175,14 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
         else:
             best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
         if indifference and not stop and indifferent(mh, wd, best, delta0s[p]):
-            p, code = _record_stops(p, t, best, STOP_INDIFFERENCE, mh, v, N, wd, sigma, deltas,
+            p, code = record_glr_stops(p, t, best, STOP_INDIFFERENCE, mh, v, N, wd, sigma, deltas,
                                     delta0s, log_consts, rule, bernoulli, out_tau, out_rec,
                                     out_code)
             if p == m:
                 return t, np.int64(best), False, code
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
         elif stop and indifference:
-            p, code = _record_stops(p, t, best, STOP_GLR, mh, v, N, wd, sigma, deltas, delta0s,
+            p, code = record_glr_stops(p, t, best, STOP_GLR, mh, v, N, wd, sigma, deltas, delta0s,
                                     log_consts, rule, bernoulli, out_tau, out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, code
@@ -254,26 +253,6 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
         if indifference:
             wd[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
         t += 1
-
-
-@njit(cache=True, nogil=True)
-def _record_stops(p, t, best, code, mh, v, N, wd, sigma, deltas, delta0s, log_consts, rule,
-                  bernoulli, out_tau, out_rec, out_code):
-    """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
-    or indifference stop passes at ``t`` too; return the next level and the last code (as in
-    the TTUCB kernel)."""
-    while True:
-        p = record_level(p, t, best, code, out_tau, out_rec, out_code)
-        if p == deltas.size:
-            return p, code
-        conf_widths(wd, sigma, N, log_consts[p])
-        c = 2.0 * glr_beta(t, deltas[p], rule)
-        if glr_passes_bernoulli(mh, N, best, c) if bernoulli else glr_passes(mh, v, best, c):
-            code = STOP_GLR
-        elif indifferent(mh, wd, best, delta0s[p]):
-            code = STOP_INDIFFERENCE
-        else:
-            return p, code
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 The leader is the argmax of a posterior draw; with probability ``1 - β`` a challenger is sampled
 instead, and the run stops with the Gaussian GLR test of :func:`bai_lib.kernels.glr_passes` at the
 threshold :func:`bai_lib.stopping.glr_beta` (the paper's appendix: Chernoff's rule). Bernoulli
-arms run with the conjugate Beta posterior (:func:`ttts_levels_run_bernoulli`). The
+arms run with the conjugate Beta posterior
+(:func:`~bai_lib.algorithms.ttts_bernoulli.ttts_levels_run_bernoulli`). The
 deterministic top-two rules, TTUCB and EB-TC, are in :mod:`bai_lib.algorithms.top_two`.
 
 Russo's challenger, the argmax of a posterior draw given that it differs from the leader, is
@@ -19,27 +20,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike
 
 from .. import _validate as V
-from .._rng import beta_variate, fill_normal, next_u64, std_normal, uniform
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED, cancel_flag,
-                       first_round, glr_check, glr_check_bernoulli, glr_refresh, level_records,
-                       observe, record_glr_levels, record_glr_levels_bernoulli, record_rest,
-                       refill)
+from .._rng import next_u64, std_normal, uniform
+from ..confidence import conf_factor
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
+                       STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_refresh,
+                       level_records, observe, record_glr_levels, record_rest, refill)
 from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
 from .base import Algorithm, Bound, gap_cost
-from .challenger import Z_POS, exact_challenger, new_workspace, note_sampled, refill_normals
+from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
+from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, new_workspace, note_sampled,
+                         refill_normals)
 
-__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "ttts_levels_run_bernoulli",
-           "TTTS_MAX_RESAMPLE", "CHALLENGERS"]
+__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "CHALLENGERS"]
 
-#: Number of posterior re-draws the ``"resample"`` challenger tries (``k > 2``).
-TTTS_MAX_RESAMPLE = 100
 #: Codes of the challenger rules in the kernels.
 CHALLENGERS = {"exact": 0, "resample": 1, "released": 2}
 
@@ -82,13 +82,16 @@ def ttts_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, prior_mean: n
     tau, recommendation, censored, stop_reason
     """
     out_tau, out_rec, out_code = level_records(1)
-    return ttts_levels_run(state, mu, sigma, prior_mean, prior_std, np.array([delta]), rule, beta,
+    none = np.empty(0)  # no indifference stop
+    return ttts_levels_run(state, mu, sigma, prior_mean, prior_std, np.array([delta]), none, none,
+                           rule, beta,
                            max_samples, challenger, out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
-                    prior_mean: np.ndarray, prior_std: np.ndarray, deltas: np.ndarray, rule: int,
+                    prior_mean: np.ndarray, prior_std: np.ndarray, deltas: np.ndarray,
+                    delta0s: np.ndarray, log_consts: np.ndarray, rule: int,
                     beta: float, max_samples: int, challenger: int,
                     out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
                     cancel: np.ndarray) -> tuple[int, int, bool, int]:
@@ -126,7 +129,7 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
       changes: it never needs more than one draw, but it favours arms that
       are merely second in the posterior over arms likely to beat the leader.
     * ``k > 2``, ``challenger = 1`` (``"resample"``, Russo's rule capped): at most
-      :data:`TTTS_MAX_RESAMPLE` re-draws are tried; if
+      :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` re-draws are tried; if
       none gives a different argmax (the leader's posterior probability of
       being best is then above ``1 - 1/100`` or so) the challenger is the arm
       most likely to beat the leader under the posterior,
@@ -171,6 +174,9 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
         reached).
     prior_mean, prior_std : float64[k]
         Prior ``N(m_i, xi_i^2)`` of each arm (posterior of the sampling rule).
+    delta0s, log_consts : float64[m] or empty
+        The indifference stop of each level (empty: none), as in
+        :func:`~bai_lib.algorithms.top_two.ttucb_levels_run`.
     rule : int
         GLR threshold code (:data:`~bai_lib.stopping.GLR_THRESHOLDS`).
     beta : float
@@ -183,6 +189,18 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
     tau, recommendation, censored, stop_reason
         Of the last level.
     """
+    if delta0s.size > 0:
+        return _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_consts,
+                            rule, beta, max_samples, challenger, True, out_tau, out_rec, out_code,
+                            cancel)
+    return _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_consts, rule,
+                        beta, max_samples, challenger, False, out_tau, out_rec, out_code, cancel)
+
+
+# The body of ttts_levels_run, compiled for the indifference stop on and off (constants).
+@njit(cache=True, nogil=True)
+def _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_consts, rule, beta,
+                 max_samples, challenger, indifference, out_tau, out_rec, out_code, cancel):
     k = mu.size
     S = np.zeros(k)
     N = np.zeros(k, dtype=np.int64)
@@ -204,6 +222,9 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
         prec = prior_prec[i] + 1.0 / sig2[i]
         pmean[i] = (prior_num[i] + S[i] / sig2[i]) / prec
         psd[i] = 1.0 / math.sqrt(prec)
+    wd = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    if indifference:
+        conf_widths(wd, sigma, N, log_consts[0])
     inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
     t = np.int64(k)
     t_next = t
@@ -224,7 +245,14 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
                     and d * d >= 2.0 * glr_beta(t, deltas[p], rule) * (v[0] + v[1]))
         else:
             best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
-        if stop:
+        if indifference and (stop or indifferent(mh, wd, best, delta0s[p])):
+            p, code = record_glr_stops(p, t, best, STOP_GLR if stop else STOP_INDIFFERENCE, mh, v,
+                                       N, wd, sigma, deltas, delta0s, log_consts, rule, False,
+                                       out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, code
+            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+        elif stop:
             p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, STOP_GLR
@@ -312,6 +340,8 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
         x = mu[arm] + sigma[arm] * buf[pos]
         pos += 1
         observe(arm, x, S, N, mh, v, inv_next, sig2)
+        if indifference:
+            wd[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
         if k > 2 or not fair:
             prec = prior_prec[arm] + N[arm] / sig2[arm]
             pmean[arm] = (prior_num[arm] + S[arm] / sig2[arm]) / prec
@@ -320,170 +350,14 @@ def ttts_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
         t += 1
 
 
-@njit(cache=True, nogil=True)
-def _beta_draw_argmax(state, A, B, skip):
-    """The argmax, over the arms other than ``skip`` (``-1``: none), of one draw of the Beta
-    posteriors ``Beta(A_i, B_i)``, drawn in arm order."""
-    best = -1
-    best_val = _NEG_INF
-    for i in range(A.size):
-        if i != skip:
-            x = beta_variate(state, A[i], B[i])
-            if best < 0 or x > best_val:
-                best_val = x
-                best = i
-    return best
-
-
-@njit(cache=True, nogil=True)
-def ttts_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, prior_a: np.ndarray,
-                              prior_b: np.ndarray, deltas: np.ndarray, rule: int, beta: float,
-                              max_samples: int, challenger: int, out_tau: np.ndarray,
-                              out_rec: np.ndarray, out_code: np.ndarray,
-                              cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """:func:`ttts_levels_run` on Bernoulli arms, with the conjugate Beta posterior.
-
-    ``mu`` holds the standard normal quantiles of the arms' means: a pull pays ``1`` when its
-    standard normal draw lies below the quantile. Under the prior ``Beta(a_i, b_i)`` arm ``i``'s
-    posterior after ``S_i`` successes in ``N_i`` pulls is ``Beta(a_i + S_i, b_i + N_i - S_i)``;
-    a posterior draw is one :func:`bai_lib._rng.beta_variate` per arm, in arm order. The steps
-    are those of :func:`ttts_levels_run`: every arm once, then the coin (one bit of a 64-bit draw
-    for ``beta = 1/2``, else ``uniform < beta``), the leader the argmax of a posterior draw, and
-    with probability ``1 - beta`` a challenger instead:
-
-    * ``k = 2`` and ``beta = 1/2``: a uniformly random arm, without drawing the posterior (equal
-      in law, as for Gaussian arms).
-    * ``k = 2``: the other arm.
-    * ``challenger = 1`` (``"resample"``): the posterior is re-drawn, at most
-      :data:`TTTS_MAX_RESAMPLE` times, until its argmax differs from the leader; if none does,
-      the arm most likely to beat the leader under a normal approximation of the posteriors,
-      ``argmin_{j != B} (m_B - m_j) / sqrt(s_B² + s_j²)`` with the Beta means ``m`` and
-      standard deviations ``s``.
-    * ``challenger = 2`` (``"released"``): the argmax over the other arms of one fresh draw.
-
-    The run stops with the GLR test on the Bernoulli statistic
-    (:func:`~bai_lib.kernels.glr_passes_bernoulli`) at the Gaussian threshold ``β(t, δ)`` of
-    ``rule``, used as is, and recommends the empirical best arm (the first on ties). Empirical
-    means are the correctly rounded ``S_i / N_i``. Levels, records and censoring as in
-    :func:`ttts_levels_run`; the cancellation flag is read every step for ``k > 2``.
-
-    Parameters
-    ----------
-    prior_a, prior_b : float64[k]
-        Shapes of the prior ``Beta(a_i, b_i)`` of each arm.
-    """
-    k = mu.size
-    S = np.zeros(k)
-    N = np.zeros(k, dtype=np.int64)
-    mh = np.empty(k)
-    A = prior_a.copy()
-    B = prior_b.copy()
-    buf = np.empty(max(NORMAL_BUFFER, k))
-    fill_normal(state, buf)
-    for i in range(k):
-        x = np.float64(buf[i] < mu[i])
-        S[i] = x
-        N[i] = 1
-        mh[i] = x
-        A[i] += x
-        B[i] += 1.0 - x
-    pos = k
-    p = 0  # the next level to reach
-    m = deltas.size
-    t = np.int64(k)
-    t_next = t
-    thr_lo = 0.0
-    bits = np.uint64(0)
-    nbits = 0
-    one = np.uint64(1)
-    fair = beta == 0.5
-    while True:
-        if t >= t_next:
-            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
-        best, stop = glr_check_bernoulli(mh, N, t, deltas[p], rule, thr_lo)
-        if stop:
-            p = record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau, out_rec,
-                                            out_code)
-            if p == m:
-                return t, np.int64(best), False, STOP_GLR
-            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
-        if t + 1 > max_samples:
-            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
-            return t, np.int64(best), True, STOP_CENSORED
-        if k > 2 and cancel[0]:
-            record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
-            return t, np.int64(-1), True, STOP_INTERRUPTED
-        # the coin written out: as a function returning (coin, bits, nbits) it halved the
-        # throughput of the fair two-arm case
-        if fair:
-            if nbits == 0:
-                bits = next_u64(state)
-                nbits = 64
-            coin = (bits & one) != 0
-            bits >>= one
-            nbits -= 1
-        else:
-            coin = uniform(state) < beta
-        if k == 2 and fair:
-            arm = 1 if coin else 0
-        else:
-            leader = _beta_draw_argmax(state, A, B, -1)
-            if coin:
-                arm = leader
-            elif k == 2:
-                arm = 1 - leader
-            elif challenger == 2:
-                arm = _beta_draw_argmax(state, A, B, leader)
-            else:
-                arm = leader
-                for _ in range(TTTS_MAX_RESAMPLE):
-                    c = _beta_draw_argmax(state, A, B, -1)
-                    if c != leader:
-                        arm = c
-                        break
-                if arm == leader:
-                    arm = _likeliest_rival(A, B, leader)
-        if pos == buf.size:
-            if not refill(state, buf, cancel):
-                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
-                return t, np.int64(-1), True, STOP_INTERRUPTED
-            pos = 0
-        x = np.float64(buf[pos] < mu[arm])
-        pos += 1
-        S[arm] += x
-        N[arm] += 1
-        mh[arm] = S[arm] / N[arm]
-        A[arm] += x
-        B[arm] += 1.0 - x
-        t += 1
-
-
-@njit(cache=True, nogil=True)
-def _likeliest_rival(A, B, leader):
-    """``argmin_{j != leader} (m_L - m_j) / sqrt(s_L² + s_j²)`` for the ``Beta(A, B)`` means
-    ``m`` and standard deviations ``s``."""
-    arm = -1
-    best_score = np.inf
-    n_l = A[leader] + B[leader]
-    m_l = A[leader] / n_l
-    v_l = A[leader] * B[leader] / (n_l * n_l * (n_l + 1.0))
-    for j in range(A.size):
-        if j != leader:
-            n_j = A[j] + B[j]
-            score = (m_l - A[j] / n_j) / math.sqrt(v_l + A[j] * B[j] / (n_j * n_j * (n_j + 1.0)))
-            if arm < 0 or score < best_score:
-                best_score = score
-                arm = j
-    return arm
-
-
 @dataclass(frozen=True)
-class TTTS(Algorithm):
+class TTTS(IndifferenceZone, Algorithm):
     """Top-Two Thompson Sampling (Russo, 2016) with Chernoff's stopping rule.
 
     On Bernoulli arms (a :class:`~bai_lib.BetaPrior`, or ``rewards="bernoulli"``) the posterior
     is the conjugate Beta one and the stop uses the Bernoulli GLR statistic
-    (:func:`~bai_lib.algorithms.ttts.ttts_levels_run_bernoulli`); on more than two arms the
+    (:func:`~bai_lib.algorithms.ttts_bernoulli.ttts_levels_run_bernoulli`); on more than two arms
+    the
     challenger is then ``"resample"`` or ``"released"``.
 
     Parameters
@@ -493,7 +367,7 @@ class TTTS(Algorithm):
         that it differs from the leader, sampled exactly at a cost that does not grow as the
         posterior concentrates (:func:`~bai_lib.algorithms.challenger.exact_challenger`).
         ``"resample"``: the same rule by re-drawing the posterior, at most
-        :data:`~bai_lib.algorithms.ttts.TTTS_MAX_RESAMPLE` times, then the arm most likely to
+        :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, then the arm most likely to
         beat the leader (:func:`~bai_lib.algorithms.ttts.ttts_levels_run`); it differs from
         ``"exact"`` only at steps where a hundred draws all fail, and costs up to a hundred
         draws a step. ``"released"``: the argmax over the other arms of one fresh draw (the
@@ -507,11 +381,16 @@ class TTTS(Algorithm):
     threshold : {"chernoff", "gk2016"}
         GLR threshold ``β(t, δ)``: ``log(t/δ)`` as in the paper's appendix (default) or
         ``log((log t + 1)/δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
+    indifference, delta0, delta0_factor
+        Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
 
     challenger: str = "exact"
     beta: float = 0.5
     threshold: str = "chernoff"
+    indifference: bool = False
+    delta0: Optional[float] = None
+    delta0_factor: Optional[float] = None
 
     name: ClassVar[str] = "ttts"
     short_label: ClassVar[str] = "TTTS"
@@ -524,6 +403,7 @@ class TTTS(Algorithm):
         V.choice(self.challenger, tuple(CHALLENGERS), "challenger")
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
+        self._check_indifference()
 
     def default_max_samples(self, k: int) -> int:
         """``10**9``, and ``10**7`` for ``k > 2`` with the ``"resample"`` or ``"released"``
@@ -545,13 +425,18 @@ class TTTS(Algorithm):
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         """For Bernoulli rewards (``prior`` a :class:`~bai_lib.BetaPrior`), the conjugate Beta
         posterior and the Bernoulli GLR statistic
-        (:func:`~bai_lib.algorithms.ttts.ttts_levels_run_bernoulli`); the exact challenger samples
+        (:func:`~bai_lib.algorithms.ttts_bernoulli.ttts_levels_run_bernoulli`); the exact
+        challenger samples
         Gaussian posteriors, so with ``k > 2`` arms the challenger is ``"resample"`` or
         ``"released"``."""
         sig = noise_stds
-        levels = np.array(deltas, dtype=np.float64)
+        levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size)
         default = max_samples
+        d0 = tuple(d0s.tolist()) if d0s.size else (None,) * levels.size
+        floor = d0s.min() if d0s.size else 1e-12
         if bernoulli:
+            from .ttts_bernoulli import ttts_levels_run_bernoulli  # imports this module
+
             if self.challenger == "exact" and sig.size > 2:
                 raise ValueError("challenger='exact' samples Gaussian posteriors; with Bernoulli "
                                  "rewards on k > 2 arms use challenger='resample' or 'released'")
@@ -563,15 +448,15 @@ class TTTS(Algorithm):
 
             def run_bernoulli(state, mu, out_tau, out_rec, out_code, cancel=None,
                               max_samples=default):
-                ttts_levels_run_bernoulli(state, mu, a, b, levels, rule, beta, max_samples,
-                                          challenger, out_tau, out_rec, out_code,
+                ttts_levels_run_bernoulli(state, mu, sig, a, b, levels, d0s, logcs, rule, beta,
+                                          max_samples, challenger, out_tau, out_rec, out_code,
                                           cancel_flag(cancel))
 
-            return Bound(run_bernoulli, (None,) * levels.size, lambda means: gap_cost(means, sig))
+            return Bound(run_bernoulli, d0, lambda means: gap_cost(means, sig, floor))
         pm, ps, challenger, rule, beta = self._constants(prior)
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            ttts_levels_run(state, mu, sig, pm, ps, levels, rule, beta, max_samples, challenger,
-                            out_tau, out_rec, out_code, cancel_flag(cancel))
+            ttts_levels_run(state, mu, sig, pm, ps, levels, d0s, logcs, rule, beta, max_samples,
+                            challenger, out_tau, out_rec, out_code, cancel_flag(cancel))
 
-        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))
+        return Bound(run, d0, lambda means: gap_cost(means, sig, floor))
