@@ -31,7 +31,8 @@ import bai_lib.algorithms
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
-    "stats", "quadrature", "priors", "beta_prior", "empirical_bayes", "kl", "oracle_bernoulli",
+    "stats", "quadrature", "priors", "beta_prior", "empirical_bayes", "robust", "kl",
+    "oracle_bernoulli",
     "bounds", "opt2", "oracle", "stopping", "confidence",
     "executor", "result", "plan", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",

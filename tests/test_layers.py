@@ -147,7 +147,7 @@ def test_the_class_test_finder_finds_them():
 LAYERS = [
     ["_validate"],
     ["_rng", "stats", "quadrature"],
-    ["priors", "beta_prior", "empirical_bayes"],  # math
+    ["priors", "beta_prior", "empirical_bayes", "robust"],  # math
     ["stopping", "confidence", "kl"],
     ["bounds", "opt2", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops

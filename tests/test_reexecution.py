@@ -297,13 +297,13 @@ def test_the_book_tabulates_the_recorded_execution_times():
 
 
 def test_the_performance_page_sentence_on_execution_times_holds():
-    """book/performance.md: "Six chapters take nearly all of the time, and they keep close to
-    two CPUs busy" -- checked on the recorded times, so the sentence fails with them."""
+    """book/performance.md: "Seven chapters take nearly all of the time, and they keep one and a
+    half to two CPUs busy" -- checked on the recorded times, so the sentence fails with them."""
     root = Path(__file__).resolve().parents[1]
     page = (root / "book" / "performance.md").read_text()
-    assert "Six chapters take nearly all of the time" in page
+    assert "Seven chapters take nearly all of the time" in page
     times = json.loads((root / "notebooks" / "execution_times.json").read_text())
-    longest = sorted(times.values(), key=lambda t: -t["seconds"])[:6]
+    longest = sorted(times.values(), key=lambda t: -t["seconds"])[:7]
     total = sum(t["seconds"] for t in times.values())
     assert sum(t["seconds"] for t in longest) >= 0.85 * total
-    assert all(t["cpu_seconds"] / t["seconds"] >= 1.6 for t in longest)
+    assert all(t["cpu_seconds"] / t["seconds"] >= 1.5 for t in longest)

@@ -1,0 +1,119 @@
+"""Algorithm 1 for a prior known only within a family (bai_lib.robust): the suprema of L over
+each family against brute force, and the probability of error under the family's worst truth."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bai_lib import Elimination, GaussianPrior, simulate
+from bai_lib.quadrature import iid_L
+from bai_lib.robust import L_sup_scale, L_sup_shift, L_sup_student_t, robust_factor
+from bai_lib.stats import clopper_pearson
+
+
+def test_scale_family_of_equal_means_is_the_ratio_times_L():
+    for H in (GaussianPrior.standard(2), GaussianPrior.standard(4),
+              GaussianPrior([1.0, 1.0, 1.0], [0.5, 1.0, 2.0])):
+        assert L_sup_scale(H, 8.0) == pytest.approx(8.0 * H.L(), rel=1e-12)
+        assert L_sup_scale(H, 1.0) == pytest.approx(H.L(), rel=1e-12)
+
+
+@pytest.mark.parametrize("means, stds, ratio", [
+    ([0.0, 1.0], [0.3, 1.0], 8.0),    # the supremum inside the range
+    ([0.0, 3.0], [1.0, 1.0], 2.0),    # at the wide end
+    ([0.0, 0.1, 2.0], [1.0, 0.5, 1.0], 4.0)])
+def test_scale_family_matches_a_dense_search(means, stds, ratio):
+    H = GaussianPrior(means, stds)
+    brute = max(GaussianPrior(means, np.array(stds) * c).L()
+                for c in np.geomspace(1 / ratio, ratio, 2001))
+    got = L_sup_scale(H, ratio)
+    assert got >= brute * (1 - 1e-9)
+    assert got == pytest.approx(brute, rel=1e-5)
+
+
+def test_shift_family_two_arms_closed_form_and_brute_force():
+    A = GaussianPrior([0.0, 4.0], [1.0, 2.0])
+    s = math.hypot(1.0, 2.0)
+    assert L_sup_shift(A, 1.5) == pytest.approx(2 * stats.norm.pdf(1.0 / s) / s, rel=1e-12)
+    assert L_sup_shift(A, 2.5) == pytest.approx(GaussianPrior([0.0, 0.0], [1.0, 2.0]).L(),
+                                                rel=1e-10)
+    assert L_sup_shift(A, 0.0) == pytest.approx(A.L(), rel=1e-10)
+    grid = np.linspace(-1.5, 1.5, 61)
+    brute = max(GaussianPrior([a, 4.0 + b], [1.0, 2.0]).L() for a in grid for b in grid)
+    assert L_sup_shift(A, 1.5) == pytest.approx(brute, rel=1e-9)
+
+
+def test_shift_family_three_arms_is_at_least_every_sampled_member():
+    H = GaussianPrior([0.0, 1.0, 3.0], [1.0, 1.0, 1.0])
+    got = L_sup_shift(H, 0.5)
+    rng = np.random.default_rng(0)
+    sampled = max(GaussianPrior(H.means + rng.uniform(-0.5, 0.5, 3), H.stds).L()
+                  for _ in range(400))
+    corners = max(GaussianPrior(H.means + 0.5 * np.array(c), H.stds).L()
+                  for c in np.array(np.meshgrid(*[[-1, 1]] * 3)).T.reshape(-1, 3))
+    assert got >= max(sampled, corners) * (1 - 1e-9)
+    assert got <= 1.05 * max(sampled, corners)
+
+
+def test_student_t_family_is_its_smallest_nu():
+    H = GaussianPrior([0.5, 0.5], [2.0, 2.0])
+    t3 = iid_L(stats.t(3, loc=0.5, scale=2.0 * math.sqrt(1 / 3)), 2)
+    assert L_sup_student_t(H, 3.0) == pytest.approx(t3, rel=1e-10)
+    assert t3 > H.L()
+    H10 = GaussianPrior.standard(5)
+    t5 = iid_L(stats.t(5, scale=math.sqrt(3 / 5)), 5)
+    assert L_sup_student_t(H10, 5.0) == pytest.approx(t5, rel=1e-10)
+
+
+def test_robust_factor_is_four_times_the_ratio():
+    H = GaussianPrior([0.0, 0.0], [8.0, 8.0])
+    assert robust_factor(H, L_sup_scale(H, 8.0)) == pytest.approx(32.0, rel=1e-12)
+    assert robust_factor(H, H.L()) == 4.0
+    with pytest.raises(ValueError, match="L_sup"):
+        robust_factor(H, 0.5 * H.L())
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: L_sup_scale(GaussianPrior.standard(2), 0.5), "ratio"),
+    (lambda: L_sup_scale(GaussianPrior.standard(2), float("nan")), "ratio"),
+    (lambda: L_sup_shift(GaussianPrior.standard(2), -1.0), "shift"),
+    (lambda: L_sup_student_t(GaussianPrior.standard(2), 2.0), "nu_min"),
+    (lambda: L_sup_student_t(GaussianPrior([0.0, 1.0], [1.0, 1.0]), 3.0), "prior"),
+    (lambda: robust_factor(GaussianPrior.standard(2), -1.0), "L_sup")])
+def test_bad_input_is_refused_by_name(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def _poe(assumed, factor, truth_means, delta):
+    spec = Elimination() if factor is None else Elimination(delta0_factor=factor)
+    res = simulate(spec, assumed, 1.0, delta, truth_means.shape[0], 7, means=truth_means,
+                   progress=False)
+    n_err = int(np.count_nonzero(~res.correct))
+    return clopper_pearson(n_err, res.n_runs, 0.999), res.stopping_times.mean()
+
+
+def test_robust_algorithm1_keeps_the_error_below_delta_where_the_plain_one_does_not():
+    # The truth N(0, 1)², told N(0, 16²): sixteen times too wide. The plain Algorithm 1's
+    # error is far above δ; with the scale family of ratio 16 its Δ0 is the correct one.
+    delta, n = 0.1, 4000
+    truth = GaussianPrior.standard(2).sample_means(11, n)
+    told = GaussianPrior([0.0, 0.0], [16.0, 16.0])
+    (lo_plain, _), tau_plain = _poe(told, None, truth, delta)
+    (_, hi_robust), tau_robust = _poe(told, robust_factor(told, L_sup_scale(told, 16.0)),
+                                      truth, delta)
+    assert lo_plain > delta
+    assert hi_robust < delta
+    assert tau_robust > tau_plain
+
+
+def test_robust_algorithm1_under_a_shifted_prior_mean():
+    delta, n = 0.1, 4000
+    truth = GaussianPrior.standard(2).sample_means(12, n)
+    told = GaussianPrior([0.0, 5.0], [1.0, 1.0])
+    (lo_plain, _), _ = _poe(told, None, truth, delta)
+    (_, hi_robust), _ = _poe(told, robust_factor(told, L_sup_shift(told, 2.5)), truth, delta)
+    assert lo_plain > delta
+    assert hi_robust < delta
