@@ -86,7 +86,7 @@ def L_sup_shift(prior: GaussianPrior, shift: float) -> float:
 
     For two arms ``L = 2 φ(d/s)/s`` with ``d = |m_1 - m_2|`` and ``s² = σ_1² + σ_2²``, and
     a shift of at most ``shift`` per mean brings ``d`` down to ``max(0, d - 2 shift)``: the
-    supremum in closed form. For more arms it is the largest value a bounded quasi-Newton
+    supremum is ``L`` of the prior with the two means moved that far towards each other. For more arms it is the largest value a bounded quasi-Newton
     search (L-BFGS-B on the box of means) finds from two starts, the assumed means and the
     means pulled as far as allowed towards their median.
 
@@ -101,9 +101,9 @@ def L_sup_shift(prior: GaussianPrior, shift: float) -> float:
     shift = V.nonnegative(shift, "shift")
     m, s = prior.means, prior.stds
     if prior.k == 2:
-        d = max(abs(float(m[0] - m[1])) - 2.0 * shift, 0.0)
-        sd = math.hypot(float(s[0]), float(s[1]))
-        return float(max(2.0 * stats.norm.pdf(d / sd) / sd, prior.L()))
+        # L decreases in |m_1 - m_2|: move each mean towards the other by up to `shift`
+        step = min(shift, abs(float(m[0] - m[1])) / 2.0) * np.sign(m[1] - m[0])
+        return float(max(GaussianPrior(m + np.array([step, -step]), s).L(), prior.L()))
     if shift == 0.0:
         return float(prior.L())
     bounds = [(float(x) - shift, float(x) + shift) for x in m]
