@@ -19,9 +19,11 @@ help:
 	@echo "make serve      build the book and serve it on http://127.0.0.1:8000 (full-text search"
 	@echo "                needs a server: opened from disk, the search shows titles only)"
 	@echo "make pdf        the whole book as one PDF with typeset math -> _build/pdf/book.pdf"
-	@echo "make test       unit tests + nbval over every notebook + hygiene + warning-free book build"
+	@echo "make test       unit tests + nbval over every notebook (long chapters: cached runs, audited)"
+	@echo "                + hygiene + warning-free book build; BAI_LIB_RUN_CACHE=off recomputes all"
 	@echo "make lab        JupyterLab on the chapters (notebooks/*.md open as notebooks through Jupytext)"
-	@echo "make reproduce  re-execute every notebook from its .md source (writes notebooks/ and results/),"
+	@echo "make reproduce  re-execute every notebook from its .md source, every run computed (writes"
+	@echo "                notebooks/, results/ and the run cache results/runs/),"
 	@echo "                then rebuild the book; NB=NN_name for some chapters only, REFRESH_TIMINGS=1"
 	@echo "                to store new wall-clock measurements (kept by default when unchanged)"
 	@echo "make bench      print simulator throughput figures (benchmarks/)"
@@ -52,12 +54,15 @@ pdf: $(STAMP)
 	$(BIN)/python scripts/make_pdf.py
 
 # conftest.py adds the nbval settings (current environment, nbval_sanitize.cfg), sends the
-# notebooks' CSVs to a temporary directory and ends with the check against results/.
+# notebooks' CSVs to a temporary directory and ends each notebook with the check against
+# results/; the long chapters read their runs from results/runs/ and audit a sample of them
+# (BAI_LIB_RUN_CACHE=off recomputes everything). Two workers; a notebook stays on one.
+PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks --nbval
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile notebooks tests --nbval
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests
 
 # The notebooks alone: the same guarantees as `make test` (see conftest.py), also for the plain
 # `pytest --nbval notebooks` in an activated environment.

@@ -42,6 +42,7 @@ from .executor import check_memory, default_threads, execute, progress_enabled, 
 from .plan import RunPlan
 from .priors import GaussianPrior
 from .result import SimulationResult
+from .runcache import Records, active_cache
 
 __all__ = ["simulate", "simulate_deltas", "run_plan", "CensoringWarning"]
 
@@ -216,19 +217,40 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
              progress: Optional[bool] = None) -> list[SimulationResult]:
     """Execute ``plan`` (:class:`~bai_lib.plan.RunPlan`): one result per level of
     ``plan.deltas``, in that order. ``n_threads``, ``chunk_size`` and ``progress`` as in
-    :func:`~bai_lib.simulate`; they change nothing but the wall-clock times."""
-    spec, prior, sig, deltas = plan.algorithm, plan.prior, plan.noise_stds, plan.deltas
-    n_runs, k, max_samples = plan.n_runs, plan.k, plan.max_samples
+    :func:`~bai_lib.simulate`; they change nothing but the wall-clock times.
+
+    While a run cache is in use (:func:`bai_lib.runcache.use_run_cache`), the records come from
+    it as its mode says: read and audited, computed and stored, or computed."""
     if n_threads is None:
         n_threads = default_threads()
     else:
         n_threads = V.integer(n_threads, "n_threads", 1)
     chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
-    check_memory(n_runs, k, len(deltas), working=min(n_threads, n_runs) * spec.working_memory(k))
+    check_memory(plan.n_runs, plan.k, len(plan.deltas),
+                 working=min(n_threads, plan.n_runs) * plan.algorithm.working_memory(plan.k))
     show_progress = progress_enabled(progress)
 
+    def compute(p: RunPlan, index: Optional[np.ndarray]) -> Records:
+        return _compute(p, index, n_threads, chunk_size, show_progress)
+
+    cache = active_cache()
+    rec = compute(plan, None) if cache is None else cache.records(plan, compute)
+    return _results(plan, rec)
+
+
+def _compute(plan: RunPlan, index: Optional[np.ndarray], n_threads: int, chunk_size: int,
+             show_progress: bool) -> Records:
+    """The records of the runs of ``plan`` at positions ``index`` (all runs for ``None``)."""
+    spec, prior, sig, deltas = plan.algorithm, plan.prior, plan.noise_stds, plan.deltas
+    k, max_samples = plan.k, plan.max_samples
     means = plan.instance_means()
-    states = _rng.seed_states(plan.seed, plan.runs, _rng.STREAM_ALGO)
+    if index is None:
+        runs = plan.runs
+    else:
+        means = np.ascontiguousarray(means[index])
+        runs = [plan.first_run + int(i) for i in index]
+    n_runs = len(runs)
+    states = _rng.seed_states(plan.seed, runs, _rng.STREAM_ALGO)
     m = len(deltas)
     order_desc = sorted(range(m), key=lambda j: -deltas[j])  # levels by decreasing delta
     taus = np.empty((m, n_runs), dtype=np.int64)
@@ -236,7 +258,7 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
     codes = np.empty((m, n_runs), dtype=np.int64)
     secs = np.empty((m, n_runs), dtype=np.float64)
     delta0s = [None] * m
-    desc = f"simulate {spec.name}"
+    desc = f"simulate {spec.name}" if index is None else f"audit {spec.name}"
 
     # One binding for all levels where one trajectory serves them (rows in decreasing delta),
     # else one binding per level, each from fresh copies of the states (kernels advance them).
@@ -264,13 +286,20 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
         for pos, j in enumerate(group):
             taus[j], recs[j], codes[j] = t_rows[:, pos], r_rows[:, pos], c_rows[:, pos]
             secs[j], delta0s[j] = secs[first], bound.delta0s[pos]
+    return Records(taus, recs, codes, secs, delta0s)
 
+
+def _results(plan: RunPlan, rec: Records) -> list[SimulationResult]:
+    """One :class:`~bai_lib.SimulationResult` per level, warning about censored runs."""
+    spec, sig, n_runs, max_samples = plan.algorithm, plan.noise_stds, plan.n_runs, plan.max_samples
+    means = plan.instance_means()
     means.setflags(write=False)
     sig.setflags(write=False)
     names = np.array(_k.STOP_REASON_NAMES)
+    m = len(plan.deltas)
     out = []
-    for j, delta in enumerate(deltas):
-        cens = codes[j] == _k.STOP_CENSORED
+    for j, delta in enumerate(plan.deltas):
+        cens = rec.codes[j] == _k.STOP_CENSORED
         n_cens = int(np.count_nonzero(cens))
         if n_cens:
             at = "" if m == 1 else f" at delta = {delta:g}"
@@ -278,10 +307,12 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
                 f"{n_cens:,} of {n_runs:,} runs ({n_cens / n_runs:.2%}) of {spec.label}{at} "
                 f"reached max_samples = {max_samples:,} and were censored: their stopping times "
                 "are lower bounds and their recommendations the empirical best arm",
-                CensoringWarning, stacklevel=3)
+                CensoringWarning, stacklevel=4)
         out.append(SimulationResult.from_runs(
-            algorithm=spec, prior=prior, noise_stds=sig, delta=delta, delta0=delta0s[j],
-            seed=plan.seed, max_samples=max_samples, means=means, means_given=plan.means_given,
-            first_run=plan.first_run, stopping_times=taus[j].copy(), recommendations=recs[j].copy(),
-            stop_reasons=names[codes[j]], seconds=secs[j].copy(), rewards=plan.rewards))
+            algorithm=spec, prior=plan.prior, noise_stds=sig, delta=delta,
+            delta0=rec.delta0s[j], seed=plan.seed, max_samples=max_samples, means=means,
+            means_given=plan.means_given, first_run=plan.first_run,
+            stopping_times=rec.taus[j].copy(), recommendations=rec.recs[j].copy(),
+            stop_reasons=names[rec.codes[j]], seconds=rec.seconds[j].copy(),
+            rewards=plan.rewards))
     return out

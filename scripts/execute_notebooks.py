@@ -5,6 +5,7 @@ Usage::
     python scripts/execute_notebooks.py [--refresh-timings] [NN_name ...]   # default: all notebooks
     python scripts/execute_notebooks.py --check-results DIR                 # see compare_results
     python scripts/execute_notebooks.py --text-only [NN_name ...]           # prose/metadata only
+    python scripts/execute_notebooks.py --audit [NN_name ...]               # time the audited check
 
 (``make reproduce [NB="NN_name ..."] [REFRESH_TIMINGS=1]`` runs the first form.)
 
@@ -28,6 +29,17 @@ execution statistics) when the execution stores new outputs, when the notebook h
 with ``--refresh-timings``; otherwise the stored entry is kept.
 
 Files are rewritten only when their content changes.
+
+``--audit`` writes no notebook and no result: it executes the chapters as ``make test`` checks
+them (run cache in mode ``audit``: cached runs read, a sample recomputed) and stores that wall and
+CPU time beside the full one in ``notebooks/execution_times.json`` (``audit_seconds``,
+``audit_cpu_seconds``), for the book's execution statistics.
+
+The chapters that keep their runs in ``results/runs/<chapter>/`` (``bai_lib.runcache``) are
+executed with the cache in mode ``refresh``: every run is computed again and a plan's file is
+rewritten only when its values change (or with ``--refresh-timings``, which stores the new
+wall-clock times), so an execution with no change leaves the cache byte-identical. Files of plans
+the chapter no longer asks for are deleted.
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ import os
 import resource
 import re
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +73,9 @@ REFRESH_ENV = "BAI_LIB_REFRESH_TIMINGS"
 #: Same name as ``bai_lib.experiments.RESULTS_DIR_ENV`` (a test checks it): when set, the
 #: notebooks write their results files into this directory instead of ``results/``.
 RESULTS_ENV = "BAI_LIB_RESULTS_DIR"
+#: Same names as ``bai_lib.runcache.MODE_ENV`` and ``LOG_ENV`` (a test checks them).
+RUN_CACHE_ENV = "BAI_LIB_RUN_CACHE"
+RUN_CACHE_LOG_ENV = "BAI_LIB_RUN_CACHE_LOG"
 
 #: Per notebook, the wall and CPU seconds of its latest execution that stored new outputs (or of
 #: any execution with ``--refresh-timings``), shown in the book by ``book/_ext/execution_stats.py``.
@@ -189,9 +205,21 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
         record_timing=False,
         resources={"metadata": {"path": str(md_path.parent)}},
     )
-    start, cpu_start = time.perf_counter(), _children_cpu()
-    client.execute()  # returns once the kernel process has exited and been waited for
-    result = Execution(seconds=time.perf_counter() - start, cpu_seconds=_children_cpu() - cpu_start)
+    log = Path(tempfile.mkstemp(prefix="bai_lib_runcache_", suffix=".jsonl")[1])
+    previous_log = os.environ.get(RUN_CACHE_LOG_ENV)
+    os.environ[RUN_CACHE_LOG_ENV] = str(log)  # the kernel inherits it
+    try:
+        start, cpu_start = time.perf_counter(), _children_cpu()
+        client.execute()  # returns once the kernel process has exited and been waited for
+        result = Execution(seconds=time.perf_counter() - start,
+                           cpu_seconds=_children_cpu() - cpu_start)
+        result.written += _prune_run_cache(md_path, log)
+    finally:
+        log.unlink(missing_ok=True)
+        if previous_log is None:
+            os.environ.pop(RUN_CACHE_LOG_ENV, None)
+        else:
+            os.environ[RUN_CACHE_LOG_ENV] = previous_log
     if refresh_timings:
         result.refreshed = [i for i, c in enumerate(nb.cells) if is_timing_cell(c)]
     else:
@@ -209,6 +237,24 @@ def execute(md_path: Path, timeout: int = 1800, *, refresh_timings: bool = False
     return result
 
 
+def _prune_run_cache(md_path: Path, log: Path) -> list[str]:
+    """After a refresh of ``md_path``'s chapter: the files of ``results/runs/<chapter>/`` written
+    (or kept) by this execution, from the run cache's log; delete the others (plans the chapter
+    no longer asks for). Returns the names of the files rewritten or deleted."""
+    entries = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    mine = [e for e in entries if e.get("cache") == md_path.stem and e.get("event") == "refresh"]
+    folder = md_path.parent.parent / "results" / "runs" / md_path.stem
+    if not mine or not folder.is_dir():
+        return []
+    keep = {e["file"] for e in mine}
+    changed = sorted({f"runs/{md_path.stem}/{e['file']}" for e in mine if e.get("rewritten")})
+    for path in sorted(folder.glob("*.parquet")):
+        if path.name not in keep:
+            path.unlink()
+            changed.append(f"runs/{md_path.stem}/{path.name} (deleted)")
+    return changed
+
+
 def _children_cpu() -> float:
     """User + system seconds of the child processes that have ended (the notebook kernels)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -223,11 +269,52 @@ def record_time(name: str, result: Execution, refresh: bool, path: Path = TIMES_
     times = json.loads(path.read_text()) if path.exists() else {}
     if not (refresh or name not in times or result.written):
         return False
+    audit = {k: v for k, v in times.get(name, {}).items() if k.startswith("audit_")}
     times[name] = {"seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
                    "cores": os.cpu_count(),
-                   "measured": time.strftime("%Y-%m-%d", time.gmtime())}
+                   "measured": time.strftime("%Y-%m-%d", time.gmtime()), **audit}
+    return _write_times(times, path)
+
+
+def _write_times(times: dict, path: Path) -> bool:
     lines = [f"  {json.dumps(n)}: {json.dumps(times[n])}" for n in sorted(times)]
     return _write_if_changed(path, "{\n" + ",\n".join(lines) + "\n}\n")
+
+
+def record_audit_time(name: str, result: Execution, path: Path = TIMES_FILE) -> bool:
+    """Store the time of an audited execution of notebook ``name`` beside its full one."""
+    times = json.loads(path.read_text()) if path.exists() else {}
+    if name not in times:
+        raise ValueError(f"{name}: no full execution recorded yet; run make reproduce first")
+    times[name].update(audit_seconds=round(result.seconds, 1),
+                       audit_cpu_seconds=round(result.cpu_seconds, 1),
+                       audit_measured=time.strftime("%Y-%m-%d", time.gmtime()))
+    return _write_times(times, path)
+
+
+def time_audit(md_path: Path, timeout: int = 1800, kernel_name: str = "python3") -> Execution:
+    """Execute one notebook as the test session checks it (run cache in mode ``audit``, results
+    into a temporary directory), writing nothing; its wall and CPU time."""
+    md_path = Path(md_path).resolve()
+    nb = jupytext.read(md_path)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    saved = {k: os.environ.get(k) for k in (RUN_CACHE_ENV, RESULTS_ENV)}
+    with tempfile.TemporaryDirectory(prefix="bai_lib_audit_") as tmp:
+        os.environ[RUN_CACHE_ENV], os.environ[RESULTS_ENV] = "audit", tmp
+        try:
+            client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name,
+                                    record_timing=False,
+                                    resources={"metadata": {"path": str(md_path.parent)}})
+            start, cpu_start = time.perf_counter(), _children_cpu()
+            client.execute()
+            return Execution(seconds=time.perf_counter() - start,
+                             cpu_seconds=_children_cpu() - cpu_start)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 class CodeChanged(ValueError):
@@ -292,8 +379,9 @@ def _first_difference(a: bytes, b: bytes) -> str:
 
 
 def compare_results(written_dir: Path, tracked_dir: Path = RESULTS_DIR,
-                    notebooks_dir: Path = NB_DIR) -> list[str]:
-    """Compare the CSVs a re-execution wrote into ``written_dir`` with the tracked ones.
+                    notebooks_dir: Path = NB_DIR, prefix: str = "") -> list[str]:
+    """Compare the CSVs a re-execution wrote into ``written_dir`` with the tracked ones (only
+    those whose names start with ``prefix``: one notebook's, e.g. ``"05_"``).
 
     Returns one message per problem (empty: everything reproduces). A file must have the same
     bytes as its tracked counterpart, except the CSVs of wall-clock cells (see the module
@@ -305,7 +393,8 @@ def compare_results(written_dir: Path, tracked_dir: Path = RESULTS_DIR,
     for md in sorted(Path(notebooks_dir).glob("*.md")):
         timing |= timing_csv_names(md)
     problems = []
-    for new in sorted(p for p in written_dir.iterdir() if p.is_file()):
+    for new in sorted(p for p in written_dir.iterdir()
+                      if p.is_file() and p.name.startswith(prefix)):
         old = tracked_dir / new.name
         rel = f"{tracked_dir.name}/{new.name}"
         if not old.exists():
@@ -338,7 +427,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--text-only", action="store_true",
                         help="copy prose and cell metadata into the stored notebooks without "
                              "executing (refused when a code cell changed)")
+    parser.add_argument("--audit", action="store_true",
+                        help="time the chapters as `make test` checks them (cached runs audited) "
+                             "and record it in execution_times.json; writes nothing else")
     args = parser.parse_args(argv)
+    if args.audit:
+        os.environ["BAI_LIB_PROGRESS"] = "0"
+        names = args.names or sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.md"))
+        for name in names:
+            res = time_audit(NB_DIR / f"{Path(name).stem}.md")
+            record_audit_time(Path(name).stem, res)
+            print(f"{name}: audited {res.seconds:6.1f} s ({res.cpu_seconds:.0f} s CPU)", flush=True)
+        return 0
     if args.check_results:
         problems = compare_results(args.check_results, RESULTS_DIR, NB_DIR)
         for p in problems:
@@ -348,9 +448,12 @@ def main(argv: list[str]) -> int:
         return 1 if problems else 0
 
     os.environ["BAI_LIB_PROGRESS"] = "0"
+    os.environ[RUN_CACHE_ENV] = "refresh"  # every run computed; the cache rewritten where it changed
     if os.environ.pop(RESULTS_ENV, None):
         print(f"note: {RESULTS_ENV} ignored; re-execution writes results/", file=sys.stderr)
     refresh = args.refresh_timings or os.environ.get(REFRESH_ENV, "") not in ("", "0")
+    if refresh:
+        os.environ[REFRESH_ENV] = "1"  # the run cache stores new wall-clock times too
     names = args.names or sorted(p.stem for p in NB_DIR.glob("[0-9][0-9]_*.md"))
     if not names:
         print("no notebooks found", file=sys.stderr)

@@ -1,11 +1,13 @@
-"""Fixtures of the unit tests: the book, built once per session for the build and browser tests.
+"""Fixtures of the unit tests: the book, built once per session for the build and browser tests
+(once for all pytest-xdist workers).
 
-The nbval settings, the redirect of the notebooks' CSVs and the ``results-reproduce`` check
-live in the project root's ``conftest.py``, so that ``pytest --nbval notebooks`` gets them too.
+The nbval settings, the redirect of the notebooks' CSVs, the run cache's audit and the
+``results-reproduce`` checks live in the project root's ``conftest.py``, so that ``pytest --nbval notebooks`` gets them too.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -23,9 +25,18 @@ def _no_results_redirect_in_unit_tests(monkeypatch):
     monkeypatch.delenv(RESULTS_ENV, raising=False)
 
 
+def _session_dir(tmp_path_factory) -> Path:
+    """A directory of this test session shared by its pytest-xdist workers (each worker's own
+    temporary root is a subdirectory of the session's)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
-    """``(html_dir, build_log)`` of a ``-W -n --keep-going`` build of the book into a temporary dir.
+    """``(html_dir, build_log)`` of a ``-W -n --keep-going`` build of the book into a temporary dir,
+    built once per test session: the first xdist worker that needs it builds it under a file lock,
+    the others wait and reuse it (a failed build fails every test that needs it, with its log).
 
     With ``BAI_LIB_BOOK_HTML=DIR`` the browser test checks an existing build in ``DIR`` instead
     (e.g. an older version of the book); the build-log tests then skip.
@@ -37,14 +48,21 @@ def built_book(tmp_path_factory):
         return html, None
     jb = Path(sys.executable).with_name("jupyter-book")
     assert jb.exists(), "jupyter-book is not installed in this environment"
-    out = tmp_path_factory.mktemp("book")
-    proc = subprocess.run(
-        [str(jb), "build", str(ROOT), "--builder", "html", "-W", "-n", "--keep-going",
-         "--path-output", str(out)],
-        capture_output=True, text=True, timeout=1200,
-    )
-    log = proc.stdout + proc.stderr
-    assert proc.returncode == 0, f"book build failed:\n{log[-6000:]}"
+    out = _session_dir(tmp_path_factory) / "book"
+    status, log_file = out / "returncode", out / "build.log"
+    out.mkdir(exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not status.exists():
+            proc = subprocess.run(
+                [str(jb), "build", str(ROOT), "--builder", "html", "-W", "-n", "--keep-going",
+                 "--path-output", str(out)],
+                capture_output=True, text=True, timeout=1200,
+            )
+            log_file.write_text(proc.stdout + proc.stderr)
+            status.write_text(str(proc.returncode))
+    log = log_file.read_text()
+    assert status.read_text() == "0", f"book build failed:\n{log[-6000:]}"
     return out / "_build" / "html", log
 
 

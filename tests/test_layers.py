@@ -153,7 +153,7 @@ LAYERS = [
     ["kernels"],                                  # compiled loops
     ["trace"],
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels
-    ["executor", "result", "plan", "simulation"],  # orchestration
+    ["executor", "result", "plan", "runcache", "simulation"],  # orchestration
     ["poe"],
     ["published", "experiments"],                 # the paper's runs
     ["cell", "store", "sweep", "cli", "__main__"],  # scale and command line

@@ -273,6 +273,19 @@ def test_execution_times_are_recorded_with_new_outputs_and_kept_otherwise(tmp_pa
     assert json.loads(times.read_text())["99_synthetic"]["seconds"] == 50.0
 
 
+def test_audit_times_are_kept_beside_a_new_full_measurement(tmp_path, execute_script):
+    times = tmp_path / "times.json"
+    run = execute_script.Execution(seconds=50.0, cpu_seconds=90.0, written=["x.ipynb"])
+    with pytest.raises(ValueError, match="no full execution"):
+        execute_script.record_audit_time("99_synthetic", run, times)
+    execute_script.record_time("99_synthetic", run, False, times)
+    execute_script.record_audit_time("99_synthetic",
+                                     execute_script.Execution(seconds=5.0, cpu_seconds=8.0), times)
+    execute_script.record_time("99_synthetic", run, True, times)
+    entry = json.loads(times.read_text())["99_synthetic"]
+    assert (entry["seconds"], entry["audit_seconds"], entry["audit_cpu_seconds"]) == (50.0, 5.0, 8.0)
+
+
 def test_a_real_execution_measures_the_kernels_cpu_time(tmp_path, execute_script):
     md = _chapter(tmp_path)
     res = execute_script.execute(md)
@@ -288,9 +301,17 @@ def test_the_book_tabulates_the_recorded_execution_times():
     rows = module.table_rows({
         "02_b": {"seconds": 100.0, "cpu_seconds": 190.0, "cores": 2, "measured": "2026-11-27"},
         "01_a": {"seconds": 5.25, "cpu_seconds": 5.0, "cores": 2, "measured": "2026-11-26"}})
-    assert rows == [["{doc}`/notebooks/01_a`", "2026-11-26", "5.2", "5", "0.95"],
-                    ["{doc}`/notebooks/02_b`", "2026-11-27", "100.0", "190", "1.90"],
-                    ["all 2 chapters", "on 2 cores", "105.2", "195", "1.85"]]
+    assert rows == [["{doc}`/notebooks/01_a`", "2026-11-26", "5.2", "5", "0.95", "—", "—", "—"],
+                    ["{doc}`/notebooks/02_b`", "2026-11-27", "100.0", "190", "1.90", "—", "—",
+                     "—"],
+                    ["all 2 chapters", "on 2 cores", "105.2", "195", "1.85", "—", "—", "—"]]
+    audited = module.table_rows({
+        "02_b": {"seconds": 100.0, "cpu_seconds": 190.0, "cores": 2, "measured": "2026-11-27",
+                 "audit_seconds": 12.5, "audit_cpu_seconds": 19.0},
+        "01_a": {"seconds": 5.25, "cpu_seconds": 5.0, "cores": 2, "measured": "2026-11-26",
+                 "audit_seconds": 5.0, "audit_cpu_seconds": 5.0}})
+    assert [r[5:] for r in audited] == [["5.0", "5", "100%"], ["12.5", "19", "10%"],
+                                        ["17.5", "24", "12%"]]
     recorded = json.loads((path.parents[2] / "notebooks" / "execution_times.json").read_text())
     chapters = sorted(p.stem for p in (path.parents[2] / "notebooks").glob("[0-9][0-9]_*.md"))
     assert sorted(recorded) == chapters, "a chapter has no recorded execution time"

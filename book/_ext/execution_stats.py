@@ -2,7 +2,9 @@
 
 The book is built from stored outputs (``execute_notebooks: "off"``), so Jupyter Book has no
 execution data of its own. ``make reproduce`` (``scripts/execute_notebooks.py``) records each
-notebook's wall and CPU seconds in ``notebooks/execution_times.json``; the directive
+notebook's wall and CPU seconds in ``notebooks/execution_times.json``, and
+``scripts/execute_notebooks.py --audit`` those of the check ``make test`` runs (cached runs read,
+a sample of them recomputed); the directive
 ``{execution-times}`` of this extension turns them into a numbered, captioned table (one row per
 chapter, linked, and a total), its argument being the caption; it is meant for MyST pages (the
 table is written as a MyST ``list-table``).
@@ -23,17 +25,30 @@ TIMES_FILE = ROOT / "notebooks" / "execution_times.json"
 
 
 def table_rows(times: dict) -> list[list[str]]:
-    """Rows of the table (MyST cells): chapter, measured on, wall s, CPU s, CPUs in use."""
+    """Rows of the table (MyST cells): chapter, measured on, wall s, CPU s, CPUs in use, and the
+    audited check's wall s, CPU s and its share of the full CPU (``—`` where not measured)."""
+    def audit(t):
+        if "audit_cpu_seconds" not in t:
+            return ["—", "—", "—"]
+        return [f"{t['audit_seconds']:,.1f}", f"{t['audit_cpu_seconds']:,.0f}",
+                f"{t['audit_cpu_seconds'] / t['cpu_seconds']:.0%}"]
+
     rows = []
     for name in sorted(times):
         t = times[name]
         rows.append([f"{{doc}}`/notebooks/{name}`", t["measured"], f"{t['seconds']:,.1f}",
-                     f"{t['cpu_seconds']:,.0f}", f"{t['cpu_seconds'] / t['seconds']:.2f}"])
+                     f"{t['cpu_seconds']:,.0f}", f"{t['cpu_seconds'] / t['seconds']:.2f}"]
+                    + audit(t))
     wall = sum(t["seconds"] for t in times.values())
     cpu = sum(t["cpu_seconds"] for t in times.values())
     cores = sorted({t["cores"] for t in times.values()})
+    total = {}
+    if all("audit_cpu_seconds" in t for t in times.values()):
+        total = {"audit_seconds": sum(t["audit_seconds"] for t in times.values()),
+                 "audit_cpu_seconds": sum(t["audit_cpu_seconds"] for t in times.values()),
+                 "cpu_seconds": cpu}
     rows.append([f"all {len(times)} chapters", f"on {'/'.join(map(str, cores))} cores",
-                 f"{wall:,.1f}", f"{cpu:,.0f}", f"{cpu / wall:.2f}"])
+                 f"{wall:,.1f}", f"{cpu:,.0f}", f"{cpu / wall:.2f}"] + audit(total))
     return rows
 
 
@@ -47,7 +62,8 @@ class ExecutionTimes(SphinxDirective):
     def run(self):
         self.env.note_dependency(str(TIMES_FILE))
         times = json.loads(TIMES_FILE.read_text())
-        header = ["chapter", "measured", "wall (s)", "CPU (s)", "CPUs in use"]
+        header = ["chapter", "measured", "wall (s)", "CPU (s)", "CPUs in use", "audited wall (s)",
+                  "audited CPU (s)", "audited / full CPU"]
         lines = ["```{list-table} " + self.arguments[0], ":header-rows: 1"]
         if "name" in self.options:
             lines.append(f":name: {self.options['name']}")
