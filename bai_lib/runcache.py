@@ -43,10 +43,10 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -66,7 +66,8 @@ SCHEMA = 1
 MODES = ("audit", "off", "refresh")
 #: Environment variable choosing the mode of :func:`use_run_cache` (default ``"audit"``).
 MODE_ENV = "BAI_LIB_RUN_CACHE"
-#: Environment variable holding the audit seed (a non-negative integer): replays an audit.
+#: Environment variable holding the audit seed, a non-negative integer; setting it replays an
+#: audit.
 SEED_ENV = "BAI_LIB_AUDIT_SEED"
 #: Environment variable naming a file to which every cached plan appends one JSON line.
 LOG_ENV = "BAI_LIB_RUN_CACHE_LOG"
@@ -485,7 +486,7 @@ class RunCache:
 _ACTIVE: list = [None]
 
 
-def use_run_cache(directory: str | os.PathLike, *, name: Optional[str] = None,
+def use_run_cache(directory: str | Path, *, name: Optional[str] = None,
                   mode: Optional[str] = None) -> RunCache:
     """Keep the per-run results of every simulation of this process in ``directory`` (see the
     module docstring), from now on.
@@ -529,7 +530,7 @@ def active_cache() -> Optional[RunCache]:
 
 
 @contextlib.contextmanager
-def run_cache(directory: str | os.PathLike, *, name: Optional[str] = None,
+def run_cache(directory: str | Path, *, name: Optional[str] = None,
               mode: Optional[str] = None) -> Iterator[RunCache]:
     """:func:`use_run_cache` for a ``with`` block; the previous cache (or none) afterwards."""
     previous = _ACTIVE[0]

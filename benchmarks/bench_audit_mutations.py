@@ -27,7 +27,9 @@ Each change runs in its own process (``--one NAME``), applied before any kernel 
     taking the last of tied entries instead: audited on the Bernoulli plans (Gaussian sums never
     tie).
 
-Plans with fixed means are left out (the cache keys them by a hash of the means, from which
+Plans that drew more than ``--max-plan-samples`` samples (default ``2e9``) are left out to
+bound the cost (each change recomputes its plans in full once, and 20 audits cost about twice
+that again), and so are plans with fixed means (the cache keys them by a hash of the means, from which
 the plan cannot be rebuilt here). A seed *catches* a change when the audit of at least one of
 the plans raises :class:`bai_lib.runcache.AuditFailure`. Besides the seeds, each change is run
 once on every run of its plans, which counts the runs it alters: a change that alters no run
@@ -155,17 +157,21 @@ def _plans(chapters):
             }
 
 
-def _selected(name, chapters):
+def _selected(name, chapters, max_samples):
     want = {"threshold-ulp": "elimination", "cap": "censored", "long-runs": "long",
             "tie-rule": "bernoulli"}.get(name)
     if name == "seed-derivation":
         chapters = [c for c in chapters if c.startswith("05_")]
+    from bai_lib import runcache
+
     for item in _plans(chapters):
+        if runcache.run_costs(item[2], item[3].taus).sum() > max_samples:
+            continue
         if want is None or item[4][want]:
             yield item
 
 
-def one(name: str, seeds: int, chapters) -> dict:
+def one(name: str, seeds: int, chapters, max_samples: float) -> dict:
     apply(name)
     import warnings
 
@@ -174,7 +180,7 @@ def one(name: str, seeds: int, chapters) -> dict:
     from bai_lib.simulation import run_plan
 
     warnings.simplefilter("ignore", bai_lib.CensoringWarning)
-    plans = list(_selected(name, chapters))
+    plans = list(_selected(name, chapters, max_samples))
     caught = np.zeros((len(plans), seeds), dtype=bool)
     altered, total_runs = [], 0
     cpu = time.process_time()
@@ -208,10 +214,12 @@ def main(argv=None) -> int:
     parser.add_argument("--mutations", nargs="*", default=list(MUTATIONS))
     parser.add_argument("--chapters", nargs="*",
                         default=sorted(p.name for p in RUNS.iterdir() if p.is_dir()))
+    parser.add_argument("--max-plan-samples", type=float, default=2e9,
+                        help="leave out plans that drew more samples than this (cost)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one(args.one, args.seeds, args.chapters)))
+        print(json.dumps(one(args.one, args.seeds, args.chapters, args.max_plan_samples)))
         return 0
     print(f"{'mutation':<16} {'plans':>5} {'runs':>9} {'altered runs':>12} "
           f"{'seeds caught':>12} {'per altered plan':>22} {'CPU s':>7}")
@@ -220,7 +228,8 @@ def main(argv=None) -> int:
             env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "BAI_LIB_PROGRESS": "0"}
             env.pop("BAI_LIB_RUN_CACHE_LOG", None)
             proc = subprocess.run([sys.executable, __file__, "--one", name, "--seeds",
-                                   str(args.seeds), "--chapters", *args.chapters],
+                                   str(args.seeds), "--max-plan-samples",
+                                   str(args.max_plan_samples), "--chapters", *args.chapters],
                                   env=env, capture_output=True, text=True)
         if proc.returncode:
             print(f"{name}: failed\n{proc.stderr[-3000:]}")
