@@ -217,17 +217,17 @@ def audit_sample(audit_seed: int, digest: str, costs: np.ndarray, erring: np.nda
       runs is seen;
     - a random ``rare_share`` of the erring runs and of the censored runs, at least one of each
       when there are any, which a change touching only rare runs would otherwise dodge;
-    - filled up to ``min_runs`` with runs of the nine lower deciles;
+    - filled up to ``min_runs`` with runs of the nine lower deciles (budget permitting);
     - up to :data:`AUDIT_LONG_RUNS` more runs of the top decile, drawn with probabilities
       proportional to their cost: the budget left goes to the long runs, where a change that
       only touches long runs shows.
 
     Each of these is drawn at random among the runs of its group that fit in what is left of the
-    budget; a group with no such run is left out (a plan whose longest runs each cost more than
-    ``share`` of it has those checked only when the budget allows, in other sessions never: the
-    audit of the book is the sum of many plans'). When fewer than ``min_runs`` runs fit, the
-    cheapest others complete the sample. The share of the samples an audit costs is reported by
-    the log (:data:`LOG_ENV`)."""
+    budget; a group with no such run is left out, so a plan whose runs each cost more than
+    ``share / min_runs`` of it gets fewer than ``min_runs`` audited runs (at least one, the
+    cheapest when none fits), and a run that alone costs more than ``share`` of its plan is never
+    audited: the audit of the book is the sum of many plans'. The share of the samples an audit
+    costs is reported by the log (:data:`LOG_ENV`)."""
     n = len(costs)
     if n <= min_runs:
         return np.arange(n)
@@ -255,9 +255,8 @@ def audit_sample(audit_seed: int, digest: str, costs: np.ndarray, erring: np.nda
     lower = order[:(9 * n) // 10]
     draw(lower, max(0, min_runs - int(chosen.sum())))
     draw(order[(9 * n) // 10:], AUDIT_LONG_RUNS, by_cost=True)
-    missing = min_runs - int(chosen.sum())
-    if missing > 0:
-        chosen[order[~chosen[order]][:missing]] = True
+    if not chosen.any():  # every run costs more than the budget: the cheapest one
+        chosen[order[0]] = True
     return np.flatnonzero(chosen)
 
 

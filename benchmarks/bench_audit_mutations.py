@@ -13,6 +13,9 @@ Each change runs in its own process (``--one NAME``), applied before any kernel 
 ``threshold-ulp``
     Algorithm 1's and NoElim's confidence constant ``12K/(δ²π²)`` one ulp larger
     (:func:`bai_lib.confidence.conf_log_const`), audited on their plans.
+``threshold-1e-9``
+    The same constant ``1 + 1e-9`` times larger: how large a change of a threshold must be before
+    it alters runs of the book at all.
 ``cap``
     Every binding given ``max_samples + k``: only runs that reach the cap can change; audited on
     the plans that have censored runs.
@@ -27,8 +30,8 @@ Each change runs in its own process (``--one NAME``), applied before any kernel 
     taking the last of tied entries instead: audited on the Bernoulli plans (Gaussian sums never
     tie).
 
-Plans that drew more than ``--max-plan-samples`` samples (default ``2e9``) are left out to
-bound the cost (each change recomputes its plans in full once, and 20 audits cost about twice
+Plans whose runs took more than ``--max-plan-seconds`` kernel-seconds when the cache was written
+(default 20) are left out to bound the cost (each change recomputes its plans in full once, and 20 audits cost about twice
 that again), and so are plans with fixed means (the cache keys them by a hash of the means, from which
 the plan cannot be rebuilt here). A seed *catches* a change when the audit of at least one of
 the plans raises :class:`bai_lib.runcache.AuditFailure`. Besides the seeds, each change is run
@@ -52,18 +55,22 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "results" / "runs"
-MUTATIONS = ("threshold-ulp", "cap", "long-runs", "seed-derivation", "tie-rule")
+MUTATIONS = ("threshold-ulp", "threshold-1e-9", "cap", "long-runs", "seed-derivation",
+             "tie-rule")
 LONG = 10**6
 
 
 def apply(name: str) -> None:
     """Change the library in this process (before any kernel is compiled)."""
-    if name == "threshold-ulp":
+    if name in ("threshold-ulp", "threshold-1e-9"):
         from bai_lib.algorithms import elimination
 
         original = elimination.conf_log_const
-        elimination.conf_log_const = lambda delta, k: float(np.nextafter(original(delta, k),
-                                                                            np.inf))
+        if name == "threshold-ulp":
+            elimination.conf_log_const = lambda delta, k: float(np.nextafter(original(delta, k),
+                                                                                np.inf))
+        else:
+            elimination.conf_log_const = lambda delta, k: original(delta, k) * (1 + 1e-9)
     elif name in ("cap", "long-runs"):
         import dataclasses
 
@@ -157,21 +164,19 @@ def _plans(chapters):
             }
 
 
-def _selected(name, chapters, max_samples):
-    want = {"threshold-ulp": "elimination", "cap": "censored", "long-runs": "long",
+def _selected(name, chapters, max_seconds):
+    want = {"threshold-ulp": "elimination", "threshold-1e-9": "elimination", "cap": "censored", "long-runs": "long",
             "tie-rule": "bernoulli"}.get(name)
     if name == "seed-derivation":
         chapters = [c for c in chapters if c.startswith("05_")]
-    from bai_lib import runcache
-
     for item in _plans(chapters):
-        if runcache.run_costs(item[2], item[3].taus).sum() > max_samples:
+        if item[3].seconds.max(axis=0).sum() > max_seconds:
             continue
         if want is None or item[4][want]:
             yield item
 
 
-def one(name: str, seeds: int, chapters, max_samples: float) -> dict:
+def one(name: str, seeds: int, chapters, max_seconds: float) -> dict:
     apply(name)
     import warnings
 
@@ -180,7 +185,7 @@ def one(name: str, seeds: int, chapters, max_samples: float) -> dict:
     from bai_lib.simulation import run_plan
 
     warnings.simplefilter("ignore", bai_lib.CensoringWarning)
-    plans = list(_selected(name, chapters, max_samples))
+    plans = list(_selected(name, chapters, max_seconds))
     caught = np.zeros((len(plans), seeds), dtype=bool)
     altered, total_runs = [], 0
     cpu = time.process_time()
@@ -214,12 +219,13 @@ def main(argv=None) -> int:
     parser.add_argument("--mutations", nargs="*", default=list(MUTATIONS))
     parser.add_argument("--chapters", nargs="*",
                         default=sorted(p.name for p in RUNS.iterdir() if p.is_dir()))
-    parser.add_argument("--max-plan-samples", type=float, default=2e9,
-                        help="leave out plans that drew more samples than this (cost)")
+    parser.add_argument("--max-plan-seconds", type=float, default=20.0,
+                        help="leave out plans whose runs took more kernel-seconds than this "
+                             "when the cache was written (cost)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one(args.one, args.seeds, args.chapters, args.max_plan_samples)))
+        print(json.dumps(one(args.one, args.seeds, args.chapters, args.max_plan_seconds)))
         return 0
     print(f"{'mutation':<16} {'plans':>5} {'runs':>9} {'altered runs':>12} "
           f"{'seeds caught':>12} {'per altered plan':>22} {'CPU s':>7}")
@@ -228,8 +234,8 @@ def main(argv=None) -> int:
             env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "BAI_LIB_PROGRESS": "0"}
             env.pop("BAI_LIB_RUN_CACHE_LOG", None)
             proc = subprocess.run([sys.executable, __file__, "--one", name, "--seeds",
-                                   str(args.seeds), "--max-plan-samples",
-                                   str(args.max_plan_samples), "--chapters", *args.chapters],
+                                   str(args.seeds), "--max-plan-seconds",
+                                   str(args.max_plan_seconds), "--chapters", *args.chapters],
                                   env=env, capture_output=True, text=True)
         if proc.returncode:
             print(f"{name}: failed\n{proc.stderr[-3000:]}")

@@ -81,7 +81,7 @@ def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
     step apart, and a tracking tie decided by rounding makes the trajectories part: most runs
     agree exactly, and the stopping times have the same law."""
     mu, sigma = np.array([0.0, 0.02, -0.3]), np.ones(3)
-    delta, d0, n = 0.1, 0.2, 30
+    delta, d0, n = 0.1, 0.3, 30
     res = simulate(TrackAndStop(tracking=tracking, update="every", indifference=True, delta0=d0),
                    None, sigma, delta, n, 12, means=mu)
     stop = _indifference(sigma, delta, d0)

@@ -252,6 +252,15 @@ def test_the_audit_sample_is_stratified_and_seeded():
     assert np.array_equal(small, np.arange(20))
 
 
+def test_a_plan_of_equally_long_runs_audits_what_the_budget_allows():
+    costs = np.full(32, 2.4e9)  # importance sampling: every run near a tie
+    a = audit_sample(3, "ab" * 32, costs, np.zeros(32, bool), np.zeros(32, bool))
+    assert a.size == 3 and costs[a].sum() <= runcache.AUDIT_SHARE * costs.sum()
+    one = audit_sample(3, "ab" * 32, np.array([5.0] + [1e9] * 29), np.zeros(30, bool),
+                       np.zeros(30, bool), share=1e-12)
+    assert one.tolist() == [0]  # nothing fits: the cheapest run all the same
+
+
 def test_a_run_over_the_budget_is_left_out_and_cheap_runs_complete_the_sample():
     costs = np.ones(40)
     costs[7] = 1e6  # one run holds nearly all the samples; censored
