@@ -52,6 +52,7 @@ import numpy as np
 
 from . import _validate as V
 from .beta_prior import BetaPrior
+from .kernels import STOP_CENSORED, STOP_REASON_NAMES
 from .plan import RunPlan
 from .priors import GaussianPrior
 
@@ -129,7 +130,7 @@ def _canonical(value):
         return {"shape": list(value.shape), "values": value.ravel().tolist()}
     if isinstance(value, tuple):
         items = [_canonical(v) for v in value]
-        return None if any(i is _NOT for i in items) else {"tuple": items}
+        return _NOT if any(i is _NOT for i in items) else {"tuple": items}
     return _NOT
 
 
@@ -441,7 +442,6 @@ class RunCache:
     def _audit(self, plan, key, path, stored: Records, compute) -> None:
         means = plan.instance_means()
         costs = run_costs(plan, stored.taus)
-        from .kernels import STOP_CENSORED  # the kernels' stop codes
         index = audit_sample(self.audit_seed, _key_digest(key), costs,
                              erring_runs(means, stored.recs),
                              np.any(stored.codes == STOP_CENSORED, axis=0))
@@ -468,8 +468,6 @@ class RunCache:
                   cpu_seconds=cpu, audit_seed=self.audit_seed)
 
     def _fail(self, plan, path, pos_in_plan, j, what, want, fresh, pos):
-        from .kernels import STOP_REASON_NAMES
-
         def show(r):
             return (f"τ = {int(r.taus[j, pos]):,}, recommendation {int(r.recs[j, pos])}, "
                     f"stop reason {STOP_REASON_NAMES[int(r.codes[j, pos])]!r}")

@@ -329,3 +329,8 @@ def test_the_test_session_settings_match_the_library():
             {"event": "miss", "cache": "05_a"}])
     assert lines == ["05_a: 1 plans audited, 20 runs recomputed, 10.0% of the samples "
                      "(0.2 of 2.0 stored kernel-seconds)"]
+
+
+def test_a_tuple_holding_code_makes_the_value_unkeyable():
+    assert runcache._canonical((1, 2.5)) == {"tuple": [1, 2.5]}
+    assert runcache._canonical((1, _round_robin)) is runcache._NOT
