@@ -14,9 +14,11 @@ root, no other flag) behave the same:
 - the chapters that keep their runs in ``results/runs/`` (``bai_lib.runcache``) read them in mode
   ``audit``: each cached plan is read and a sample of its runs recomputed and compared bit for
   bit. The audit seed is new at every session and printed in the header (replay:
-  ``BAI_LIB_AUDIT_SEED=...``). One of those chapters is recomputed in full with its cache off,
-  chosen by rotation (the commit hash modulo their number; ``BAI_LIB_RUN_CACHE_FULL=NN_name``
-  chooses). The ``results-reproduce`` item of a chapter also fails when the chapter asked for a
+  ``BAI_LIB_AUDIT_SEED=...``). On top of that sample, a rotation recomputes one run in 50 of
+  every cached plan, those of index ``r`` modulo 50 with ``r`` the commit hash modulo 50
+  (``BAI_LIB_RUN_CACHE_ROTATION=r/50`` chooses), so that 50 successive commits recompute every
+  run of the book; ``BAI_LIB_RUN_CACHE_FULL=NN_name`` recomputes whole chapters with their
+  cache off. The ``results-reproduce`` item of a chapter also fails when the chapter asked for a
   plan its cache does not hold. ``BAI_LIB_RUN_CACHE=off`` recomputes everything;
   ``refresh`` is refused here (a test run never writes tracked files; ``make reproduce`` does).
 - under pytest-xdist (``make test`` runs two workers, ``--dist loadfile``) every notebook stays
@@ -45,9 +47,10 @@ ROOT = Path(__file__).resolve().parent
 RESULTS_ENV = "BAI_LIB_RESULTS_DIR"  # = bai_lib.experiments.RESULTS_DIR_ENV (tested)
 SANITIZE = ROOT / "nbval_sanitize.cfg"
 RUNS_DIR = ROOT / "results" / "runs"
-# = bai_lib.runcache.MODE_ENV, SEED_ENV, LOG_ENV, FULL_ENV (tested)
+# = bai_lib.runcache.MODE_ENV, SEED_ENV, LOG_ENV, FULL_ENV, ROTATION_ENV, ROTATION_SLICES (tested)
 CACHE_MODE_ENV, AUDIT_SEED_ENV = "BAI_LIB_RUN_CACHE", "BAI_LIB_AUDIT_SEED"
 CACHE_LOG_ENV, CACHE_FULL_ENV = "BAI_LIB_RUN_CACHE_LOG", "BAI_LIB_RUN_CACHE_FULL"
+CACHE_ROTATION_ENV, ROTATION_SLICES = "BAI_LIB_RUN_CACHE_ROTATION", 50
 _RESULTS_TMP = pytest.StashKey[tuple]()  # (directory, created here, previous env value)
 _CACHE_LOG = pytest.StashKey[tuple]()  # (log file, created here)
 
@@ -90,16 +93,9 @@ def pytest_configure(config):
     config.stash[_RESULTS_TMP] = (tmp, True, previous)
 
 
-def cached_chapters(runs_dir: Path = RUNS_DIR) -> list[str]:
-    """The chapters that keep their runs in ``results/runs/``."""
-    return sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
-
-
-def rotation_chapter(chapters: list[str], commit: str | None) -> str | None:
-    """The chapter recomputed in full this session: the commit hash (hex) modulo their number."""
-    if not chapters:
-        return None
-    return chapters[int(commit, 16) % len(chapters)] if commit else chapters[0]
+def rotation(commit: str | None, slices: int = ROTATION_SLICES) -> str:
+    """This session's rotation ``"r/S"``: ``r`` is the commit hash (hex) modulo ``S``."""
+    return f"{int(commit, 16) % slices if commit else 0}/{slices}"
 
 
 def _head_commit() -> str | None:
@@ -113,15 +109,15 @@ def _head_commit() -> str | None:
 
 
 def _configure_run_cache(config) -> None:
-    """Audit mode, a fresh audit seed, the rotating full chapter and the cache log, set in the
+    """Audit mode, a fresh audit seed, the rotation and the cache log, set in the
     environment (which nbval's kernels and xdist's workers inherit) unless already set."""
     mode = os.environ.get(CACHE_MODE_ENV, "").strip() or "audit"
     if mode == "refresh":
         raise pytest.UsageError(f"{CACHE_MODE_ENV}=refresh: a test run never writes the tracked "
                                 "run cache; refresh it with `make reproduce`")
     os.environ.setdefault(AUDIT_SEED_ENV, str(secrets.randbits(32)))
-    if CACHE_FULL_ENV not in os.environ:
-        os.environ[CACHE_FULL_ENV] = rotation_chapter(cached_chapters(), _head_commit()) or ""
+    if CACHE_ROTATION_ENV not in os.environ:
+        os.environ[CACHE_ROTATION_ENV] = rotation(_head_commit())
     if CACHE_LOG_ENV in os.environ:
         config.stash[_CACHE_LOG] = (Path(os.environ[CACHE_LOG_ENV]), False)
     else:
@@ -136,9 +132,11 @@ def pytest_report_header(config):
         return None
     mode = os.environ.get(CACHE_MODE_ENV, "").strip() or "audit"
     seed = os.environ.get(AUDIT_SEED_ENV)
+    turn = os.environ.get(CACHE_ROTATION_ENV)
     full = os.environ.get(CACHE_FULL_ENV) or "none"
     return [f"run cache: {mode}; audit seed {seed} (replay: {AUDIT_SEED_ENV}={seed}); "
-            f"recomputed in full: {full} ({CACHE_FULL_ENV})"]
+            f"rotation {turn} ({CACHE_ROTATION_ENV}); chapters recomputed in full: {full} "
+            f"({CACHE_FULL_ENV})"]
 
 
 def read_cache_log(path: Path) -> list[dict]:
@@ -150,7 +148,7 @@ def read_cache_log(path: Path) -> list[dict]:
 
 def audit_summary(entries: list[dict]) -> list[str]:
     """One line per chapter: plans audited, runs recomputed and their share of the samples."""
-    by = defaultdict(lambda: [0, 0, 0, 0, 0.0, 0.0])
+    by = defaultdict(lambda: [0, 0, 0, 0, 0.0, 0.0, 0])
     for e in entries:
         if e.get("event") != "audit":
             continue
@@ -161,10 +159,12 @@ def audit_summary(entries: list[dict]) -> list[str]:
         row[3] += e["samples"]
         row[4] += e["seconds_audited"]
         row[5] += e["seconds"]
+        row[6] += e.get("rotated", 0)
     lines = []
     for name in sorted(by):
-        plans, runs, s_a, s, t_a, t = by[name]
-        lines.append(f"{name}: {plans} plans audited, {runs:,} runs recomputed, "
+        plans, runs, s_a, s, t_a, t, rot = by[name]
+        lines.append(f"{name}: {plans} plans audited, {runs:,} runs recomputed ({rot:,} by the "
+                     f"rotation), "
                      f"{s_a / max(s, 1):.1%} of the samples ({t_a:.1f} of {t:.1f} stored "
                      f"kernel-seconds)")
     return lines
@@ -189,7 +189,7 @@ def pytest_unconfigure(config):
     log = config.stash.get(_CACHE_LOG, None)
     if log and log[1]:
         log[0].unlink(missing_ok=True)
-        for name in (CACHE_LOG_ENV, AUDIT_SEED_ENV, CACHE_FULL_ENV):
+        for name in (CACHE_LOG_ENV, AUDIT_SEED_ENV, CACHE_ROTATION_ENV):
             os.environ.pop(name, None)
 
 

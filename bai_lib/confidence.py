@@ -170,8 +170,10 @@ def indifference_split(delta: float) -> tuple[float, float]:
     ``Δ0`` of the empirical best arm's lower end; it recommends the empirical best arm. Following
     the proof of Theorem 3, an error needs one of three events:
 
-    * the GLR stop errs: probability at most ``δ_glr`` on every instance (the test's
-      frequentist guarantee), so also under the prior;
+    * the GLR stop errs: probability at most ``δ_glr`` on every instance, so also under the
+      prior, for a threshold proven ``δ_glr``-correct whatever the sampling rule
+      (:func:`bai_lib.stopping.proven_glr_beta`, the default ``indifference_glr="proven"``);
+      with the algorithm's own threshold (``"own"``) this step has no proof;
     * some interval misses its arm's mean at some pull count: at most ``2 exp(-c²n/2)`` per
       arm and pull count ``n`` (two-sided sub-Gaussian tails), ``π⁴δ_conf²/36`` in all
       (twice :func:`failure_bound`, which counts one tail);

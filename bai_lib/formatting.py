@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 if TYPE_CHECKING:  # pandas is imported only when a table is built
     import pandas as pd
 
-__all__ = ["count", "rate", "interval", "number", "table"]
+__all__ = ["count", "counted", "rate", "interval", "number", "table"]
 
 _SUFFIX = ((1e9, "billion"), (1e6, "million"))
 
@@ -45,6 +45,18 @@ def count(x: float) -> str:
     if a >= 100 or v == int(v):
         return f"{v:,.0f}"
     return f"{v:.3g}"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` with its noun in the right number: ``"no run"``, ``"1 run"``, ``"3 runs"``,
+    ``"12,352 runs"`` (:func:`count`; ``plural`` defaults to ``noun + "s"``)."""
+    if isinstance(n, bool) or not float(n).is_integer() or n < 0:
+        raise ValueError(f"n must be a non-negative whole number, got {n!r}")
+    if not isinstance(noun, str) or not noun:
+        raise ValueError(f"noun must be a non-empty string, got {noun!r}")
+    n = int(n)
+    word = noun if n == 1 else (noun + "s" if plural is None else plural)
+    return f"no {noun}" if n == 0 else f"{count(n)} {word}"
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

@@ -227,7 +227,7 @@ def glr_time(T: float, delta: float, threshold: str = "chernoff") -> float:
     """
     T = V.positive(T, "T")
     delta = V.open_unit(delta, "delta")
-    rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
+    rule = GLR_THRESHOLDS[V.choice(threshold, ("chernoff", "gk2016"), "threshold")]
     # g(t) = T β(t, δ) is increasing and concave with g'(t) <= T/t < 1 for t > T, so the
     # iteration converges monotonically to the largest fixed point from any start above T.
     t = max(T * math.log(1.0 / delta), math.e * T, 2.0)

@@ -6,10 +6,11 @@ PoE estimators, the paper's runner, instance sets and sweep cells) executes a ch
 :class:`~bai_lib.plan.RunPlan`. While a cache is in use (:func:`use_run_cache`), the per-run
 records of each plan (stopping time, recommendation and stop reason at every ``δ``, and the
 wall-clock time of the run) are kept in one Parquet file per plan, named by a SHA-256 of the plan:
-the specification with all its options, the prior or the fixed means, the noise levels, the reward
-model, the confidence levels, seed, run range, cap and :data:`SCHEMA`. The key is what was asked,
-never the code's version: a change in the kernels that alters results is *caught* by the audit,
-not silently given a new entry.
+the specification (its class and every option set to other than its default), the prior or the
+fixed means, the noise levels, the reward model, the confidence levels, seed, run range, cap and
+:data:`SCHEMA`. The key is what was asked, never the code's version: a change in the kernels that
+alters results is *caught* by the audit, not silently given a new entry; so is a changed default,
+and a new option left at its default keeps every key.
 
 Modes (:data:`MODES`; the environment variable :data:`MODE_ENV` chooses, default ``"audit"``):
 
@@ -32,6 +33,11 @@ The audit sample depends on the audit seed (:data:`SEED_ENV`; a fresh random see
 on the plan, so every test session checks other runs; the seed is in every failure message, and
 setting :data:`SEED_ENV` replays the same sample.
 
+On top of the random sample, a *rotation* (:data:`ROTATION_ENV`, ``"r/S"``) recomputes, in every
+plan read, the runs whose index is ``r`` modulo ``S`` (:func:`rotation_runs`): a session that
+takes ``r`` from a counter such as the commit hash recomputes, over ``S`` successive values, every
+run of every plan, the longest ones included.
+
 Reading and writing need pyarrow (the ``book``, ``scale`` and ``test`` extras).
 """
 
@@ -41,10 +47,11 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -57,12 +64,13 @@ from .plan import RunPlan
 from .priors import GaussianPrior
 
 __all__ = ["RunCache", "AuditFailure", "CacheFileProblem", "use_run_cache", "active_cache",
-           "stop_using_run_cache", "run_cache", "plan_key", "audit_sample", "Records", "MODES", "MODE_ENV",
-           "SEED_ENV", "LOG_ENV", "FULL_ENV", "TIMINGS_ENV", "SCHEMA", "AUDIT_SHARE", "AUDIT_LONG_RUNS", "AUDIT_MIN_RUNS",
-           "AUDIT_RARE_SHARE", "MANIFEST_KEY", "run_costs", "erring_runs"]
+           "stop_using_run_cache", "run_cache", "plan_key", "audit_sample", "Records", "MODES",
+           "MODE_ENV", "SEED_ENV", "LOG_ENV", "FULL_ENV", "ROTATION_ENV", "ROTATION_SLICES",
+           "rotation_runs", "TIMINGS_ENV", "SCHEMA", "AUDIT_SHARE", "AUDIT_LONG_RUNS",
+           "AUDIT_MIN_RUNS", "AUDIT_RARE_SHARE", "MANIFEST_KEY", "run_costs", "erring_runs"]
 
 #: Version of the file layout and of the key; part of every key.
-SCHEMA = 1
+SCHEMA = 2
 #: The cache's modes (see the module docstring).
 MODES = ("audit", "off", "refresh")
 #: Environment variable choosing the mode of :func:`use_run_cache` (default ``"audit"``).
@@ -74,6 +82,12 @@ SEED_ENV = "BAI_LIB_AUDIT_SEED"
 LOG_ENV = "BAI_LIB_RUN_CACHE_LOG"
 #: Environment variable listing cache names (comma-separated) computed in full, mode ``"off"``.
 FULL_ENV = "BAI_LIB_RUN_CACHE_FULL"
+#: Environment variable holding the audit's rotation ``"r/S"`` (``0 <= r < S``). The runs of
+#: index ``r`` modulo ``S`` of every plan read are recomputed too (:func:`rotation_runs`).
+ROTATION_ENV = "BAI_LIB_RUN_CACHE_ROTATION"
+#: Number of rotation slices the test session uses. Each session recomputes one run in this
+#: many of every cached plan, and this many sessions recompute them all.
+ROTATION_SLICES = 50
 #: Environment variable that makes ``"refresh"`` store new wall-clock times.
 TIMINGS_ENV = "BAI_LIB_REFRESH_TIMINGS"
 #: Key of the manifest in a cache file's Parquet metadata.
@@ -138,13 +152,16 @@ _NOT = object()
 
 
 def _spec_key(spec):
+    """The class's name and the options that differ from their defaults."""
     out = {}
     for f in fields(spec):
         v = _canonical(getattr(spec, f.name))
         if v is _NOT:
             return None  # a field holding code (a sampling rule of one's own): not keyable
+        if f.default is not MISSING and v == _canonical(f.default):
+            continue
         out[f.name] = v
-    return {"class": f"{type(spec).__module__}.{type(spec).__qualname__}", "fields": out}
+    return {"class": type(spec).__qualname__, "options": out}
 
 
 def _prior_key(prior):
@@ -259,6 +276,28 @@ def audit_sample(audit_seed: int, digest: str, costs: np.ndarray, erring: np.nda
     if not chosen.any():  # every run costs more than the budget: the cheapest one
         chosen[order[0]] = True
     return np.flatnonzero(chosen)
+
+
+def rotation_runs(first_run: int, n_runs: int, rotation: Optional[tuple[int, int]]
+                  ) -> np.ndarray:
+    """Positions in a plan of runs ``first_run, ..., first_run + n_runs - 1`` whose run index is
+    ``r`` modulo ``S``, for ``rotation = (r, S)``; none for ``None``. The run index, not the
+    position, decides, so a plan split into shards rotates the same runs."""
+    if rotation is None:
+        return np.empty(0, dtype=np.int64)
+    r, slices = rotation
+    start = (r - first_run) % slices
+    return np.arange(start, n_runs, slices, dtype=np.int64)
+
+
+def _env_rotation() -> Optional[tuple[int, int]]:
+    raw = os.environ.get(ROTATION_ENV, "").strip()
+    if not raw:
+        return None
+    m = re.fullmatch(r"(\d+)\s*/\s*(\d+)", raw)
+    if not m or not 0 <= int(m.group(1)) < int(m.group(2)):
+        raise ValueError(f"{ROTATION_ENV} must be 'r/S' with 0 <= r < S, got {raw!r}")
+    return int(m.group(1)), int(m.group(2))
 
 
 def erring_runs(means: np.ndarray, recs: np.ndarray) -> np.ndarray:
@@ -379,6 +418,9 @@ class RunCache:
         Seed of the audit samples.
     timings : bool
         Whether ``"refresh"`` stores new wall-clock times in files whose values are unchanged.
+    rotation : (int, int) or None
+        ``(r, S)``: the audit also recomputes the runs of index ``r`` modulo ``S``
+        (:func:`rotation_runs`).
     """
 
     directory: Path
@@ -386,6 +428,7 @@ class RunCache:
     mode: str
     audit_seed: int
     timings: bool = False
+    rotation: Optional[tuple[int, int]] = None
 
     def path(self, key: dict) -> Path:
         """The file of the plan with this key."""
@@ -442,9 +485,11 @@ class RunCache:
     def _audit(self, plan, key, path, stored: Records, compute) -> None:
         means = plan.instance_means()
         costs = run_costs(plan, stored.taus)
-        index = audit_sample(self.audit_seed, _key_digest(key), costs,
-                             erring_runs(means, stored.recs),
-                             np.any(stored.codes == STOP_CENSORED, axis=0))
+        sample = audit_sample(self.audit_seed, _key_digest(key), costs,
+                              erring_runs(means, stored.recs),
+                              np.any(stored.codes == STOP_CENSORED, axis=0))
+        rotated = rotation_runs(plan.first_run, plan.n_runs, self.rotation)
+        index = np.union1d(sample, rotated)
         cpu = time.process_time()
         fresh = compute(plan, index)
         cpu = time.process_time() - cpu
@@ -465,6 +510,7 @@ class RunCache:
                   samples_audited=int(costs[index].sum()),
                   seconds=float(stored.seconds.max(axis=0).sum()),
                   seconds_audited=float(stored.seconds.max(axis=0)[index].sum()),
+                  rotated=int(rotated.size), samples_rotated=int(costs[rotated].sum()),
                   cpu_seconds=cpu, audit_seed=self.audit_seed)
 
     def _fail(self, plan, path, pos_in_plan, j, what, want, fresh, pos):
@@ -496,7 +542,8 @@ def use_run_cache(directory: str | Path, *, name: Optional[str] = None,
         Its name in failures and in the log; default: the folder's name.
     mode : {"audit", "off", "refresh"}, optional
         Default: ``"off"`` when ``name`` is listed in :data:`FULL_ENV`, else
-        :data:`MODE_ENV`, else ``"audit"``.
+        :data:`MODE_ENV`, else ``"audit"``. The audit's rotation comes from
+        :data:`ROTATION_ENV`.
 
     Returns
     -------
@@ -511,7 +558,7 @@ def use_run_cache(directory: str | Path, *, name: Optional[str] = None,
     else:
         V.choice(mode, MODES, "mode")
     timings = os.environ.get(TIMINGS_ENV, "").strip() not in ("", "0")
-    cache = RunCache(directory, name, mode, _env_seed(), timings)
+    cache = RunCache(directory, name, mode, _env_seed(), timings, _env_rotation())
     _ACTIVE[0] = cache
     return cache
 

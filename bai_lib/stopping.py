@@ -22,6 +22,14 @@ which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law be
 Every GLR threshold is defined here once, as a compiled scalar function the simulators call
 (:func:`glr_beta`, :func:`ttucb_threshold`); :func:`threshold` evaluates the same functions
 over arrays.
+
+Two of the thresholds carry a proof of :math:`\\delta`-correctness for *any* sampling rule, and
+they are the ones the indifference stop of the GLR algorithms uses for its GLR share
+(:data:`PROVEN_GLR_THRESHOLDS`): ``"kk2021"`` for Gaussian arms and ``"union"`` for Bernoulli
+arms (and any one-parameter exponential family); :func:`proven_glr_beta` gives their proofs.
+The others are heuristics: ``"chernoff"`` (the paper's TTTS) and ``"gk2016"`` are below what a
+proof covers, and TTUCB's ``c(t, δ)`` with ``C_G(x) ≈ x + log x`` (the paper's experiments) is
+below the proven ``"kk2021"``, whose ``C_G`` is the exact minimum.
 """
 
 from __future__ import annotations
@@ -35,15 +43,18 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["GLR_THRESHOLDS", "glr_beta", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg",
+__all__ = ["GLR_THRESHOLDS", "PROVEN_GLR_THRESHOLDS", "glr_beta", "glr_level", "proven_glr_beta", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg",
            "ttucb_two_cg", "ttucb_threshold", "glr_threshold", "ttucb_glr_threshold",
            "threshold", "predicted_stopping_time", "gap_for_stopping_time"]
 
 #: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
 #: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
 #: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
-#: experiments (smaller than the one their theorem covers).
-GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1}
+#: experiments (smaller than the one their theorem covers); ``"kk2021"`` and ``"union"`` are
+#: the proven thresholds of :func:`proven_glr_beta`.
+GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1, "kk2021": 2, "union": 3}
+#: The GLR threshold proven ``δ``-correct for each reward model (:func:`proven_glr_beta`).
+PROVEN_GLR_THRESHOLDS = {"gaussian": "kk2021", "bernoulli": "union"}
 
 #: The TTUCB threshold conventions, each the multiplier ``s`` of ``c(t, δ)`` on the squared
 #: normalised gap.
@@ -56,15 +67,92 @@ TTUCB_LOG_TERMS = {"released": 1.0, "printed": 0.0}
 
 
 @njit(cache=True, nogil=True)
-def glr_beta(t: float, delta: float, rule: int) -> float:
+def glr_beta(t: float, level: float, rule: int) -> float:
     """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``.
 
-    The Gaussian GLR test stops once ``min_j Z_{best,j} >= β(t, δ)``, i.e. once the squared
-    normalised gap of :func:`threshold` reaches ``2β``.
+    ``level`` is what the rule needs of ``δ`` and ``k``, computed once by :func:`glr_level`:
+    ``δ`` itself for ``"chernoff"`` and ``"gk2016"``. The Gaussian GLR test stops once
+    ``min_j Z_{best,j} >= β(t, δ)``, i.e. once the squared normalised gap of :func:`threshold`
+    reaches ``2β``.
     """
     if rule == 0:
-        return math.log(t / delta)
-    return math.log((math.log(t) + 1.0) / delta)
+        return math.log(t / level)
+    if rule == 1:
+        return math.log((math.log(t) + 1.0) / level)
+    if rule == 2:  # level = 2 C_G(log((k-1)/δ)/2), exact
+        return level + 4.0 * math.log(4.0 + math.log(t / 2.0))
+    # rule 3: the solution of β - log(1 + β) = level + 2 log(t (t + 2)), from below; the
+    # map is a contraction (slope 1/(1 + β)), and the margin covers its last step
+    a = level + 2.0 * math.log(t * (t + 2.0))
+    beta = max(a, 1.0)
+    for _ in range(60):
+        nxt = a + math.log1p(beta)
+        if abs(nxt - beta) <= 1e-13 * nxt:
+            beta = nxt
+            break
+        beta = nxt
+    return beta + 1e-10 * beta
+
+
+def glr_level(threshold: str, delta: float, k: int = 2) -> float:
+    """The ``level`` argument of :func:`glr_beta` for the rule ``threshold`` at ``δ`` on ``k``
+    arms: ``δ`` for ``"chernoff"`` and ``"gk2016"``, ``2 C_G(log((k-1)/δ)/2)`` with the exact
+    ``C_G`` (:func:`ttucb_cg`) for ``"kk2021"``, ``log((k-1)/(16 δ))`` for ``"union"``
+    (:func:`proven_glr_beta`)."""
+    V.choice(threshold, GLR_THRESHOLDS, "threshold")
+    delta = V.open_unit(delta, "delta")
+    k = V.integer(k, "k", 2)
+    if threshold in ("chernoff", "gk2016"):
+        return delta
+    if threshold == "kk2021":
+        return 2.0 * ttucb_cg(0.5 * math.log((k - 1) / delta), "exact")
+    return math.log((k - 1) / (16.0 * delta))
+
+
+def proven_glr_beta(t: ArrayLike, delta: float, k: int = 2,
+                    rewards: str = "gaussian") -> float | np.ndarray:
+    """The GLR threshold ``β(t, δ)`` proven ``δ``-correct for the reward model, whatever the
+    sampling rule: the GLR test ``min_{j≠ı̂} Z_{ı̂,j}(t) >= β(t, δ)`` then recommends a wrong arm
+    with probability at most ``δ`` on every instance.
+
+    ``"gaussian"`` (rule ``"kk2021"``): known variances,
+
+    .. math:: \\beta(t, \\delta) = 2 C_G\\Big(\\tfrac12 \\log\\tfrac{k-1}{\\delta}\\Big)
+        + 4 \\log\\big(4 + \\log(t/2)\\big),
+
+    with the exact ``C_G`` (:func:`ttucb_cg`). Proof: if ``ı̂ ≠ i*`` when the test passes, the
+    true means lie in the alternative ``{λ_ı̂ <= λ_{i*}}`` over which ``Z_{ı̂,i*}`` is an
+    infimum, so ``N_ı̂ d(μ̂_ı̂, μ_ı̂) + N_{i*} d(μ̂_{i*}, μ_{i*}) >= β(t, δ)``. Kaufmann & Koolen
+    (2021, *Mixture martingales revisited*, Theorem 9, with ``|S| = 2``) bound the probability
+    that this sum ever exceeds ``2 log(4 + log N_ı̂) + 2 log(4 + log N_{i*}) + 2 C_G(x/2)`` by
+    ``e^{-x}``; ``log(4 + log n)`` is concave and ``N_ı̂ + N_{i*} <= t``, so the two logarithms
+    are at most ``4 log(4 + log(t/2))``, and ``x = log((k-1)/δ)`` with a union bound over the
+    ``k - 1`` arms ``ı̂ ≠ i*`` gives ``δ``. This is TTUCB's ``c(t, δ)`` as Jourdan & Degenne
+    (2022) prove it: multiplier 2, ``log(t/2)``, exact ``C_G``.
+
+    ``"bernoulli"`` (rule ``"union"``): ``β`` solves
+
+    .. math:: (1 + \\beta)\\, e^{-\\beta} = \\frac{16\\,\\delta}{(k-1)\\, t^2 (t+2)^2}.
+
+    Proof: with ``ı̂ ≠ i*``, taking ``λ_ı̂ = min(μ̂_ı̂, μ_ı̂)`` and
+    ``λ_{i*} = max(μ̂_{i*}, μ_{i*})`` in the infimum gives
+    ``Z_{ı̂,i*} <= X + Y`` with ``X = N_ı̂ kl⁺(μ̂_ı̂, μ_ı̂)`` (the upper deviation) and
+    ``Y = N_{i*} kl⁻(μ̂_{i*}, μ_{i*})``. For fixed counts ``(n, n')`` the two means are those of
+    the first ``n`` and ``n'`` rewards of independent arms, and Chernoff's bound gives
+    ``P(X >= x) <= e^{-x}`` and ``P(Y >= y) <= e^{-y}``, so ``X + Y`` is stochastically below a
+    Gamma(2, 1) variable: ``P(X + Y >= b) <= (1 + b) e^{-b}``. A union bound over the ``k - 1``
+    arms ``ı̂`` and over all counts, with ``b(n, n')`` solving
+    ``(1 + b) e^{-b} = δ / ((k-1) n(n+1) n'(n'+1))`` (``Σ 1/(n(n+1)) = 1``), gives ``δ``; and
+    ``n + n' <= t`` implies ``n(n+1) n'(n'+1) <= t²(t+2)²/16``, so ``β(t, δ) >= b(N_ı̂, N_{i*})``.
+    The proof uses only Chernoff's bound, so it holds for any one-parameter exponential family
+    with its own divergence (Gaussian arms included, where ``"kk2021"`` is smaller).
+
+    Returns ``β`` (the GLR statistic's level; the squared normalised gap's is ``2β``).
+    """
+    rule = PROVEN_GLR_THRESHOLDS[V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards")]
+    level = glr_level(rule, delta, k)
+    out = _glr_beta_array(_times(t), level, GLR_THRESHOLDS[rule])
+    return float(out) if out.ndim == 0 else out
 
 
 @njit(cache=True, nogil=True)
@@ -142,14 +230,14 @@ def _times(t) -> np.ndarray:
     return t
 
 
-def glr_threshold(t: ArrayLike, delta: float, *,
-                  threshold: str = "chernoff") -> float | np.ndarray:
-    """``2 β(t, δ)`` (:func:`glr_beta`, rule ``threshold`` of :data:`GLR_THRESHOLDS`): the level
-    of the squared normalised gap at which TTTS, Track-and-Stop and a
+def glr_threshold(t: ArrayLike, delta: float, *, threshold: str = "chernoff",
+                  k: int = 2) -> float | np.ndarray:
+    """``2 β(t, δ)`` (:func:`glr_beta`, rule ``threshold`` of :data:`GLR_THRESHOLDS`, on ``k``
+    arms): the level of the squared normalised gap at which TTTS, Track-and-Stop and a
     :class:`~bai_lib.algorithms.SamplingRule` stop on two arms."""
     rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
-    delta = V.open_unit(delta, "delta")
-    out = 2.0 * _glr_beta_array(_times(t), delta, rule)
+    level = glr_level(threshold, delta, k)
+    out = 2.0 * _glr_beta_array(_times(t), level, rule)
     return float(out) if out.ndim == 0 else out
 
 
@@ -168,7 +256,8 @@ def ttucb_glr_threshold(t: ArrayLike, delta: float, k: int = 2, *, cg: str = "ap
 
 
 def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
-              rule: str = "released", log_term: str = "released") -> float | np.ndarray:
+              rule: str = "released", log_term: str = "released",
+              rewards: str = "gaussian") -> float | np.ndarray:
     """Threshold :math:`\\beta(t)` on :math:`(\\hat\\mu_1-\\hat\\mu_2)^2 / (\\sigma^2(1/N_1+1/N_2))`.
 
     Parameters
@@ -179,7 +268,9 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
         specification (:class:`~bai_lib.algorithms.TTTS`, :class:`~bai_lib.algorithms.TTUCB`,
         :class:`~bai_lib.algorithms.EBTC`, :class:`~bai_lib.algorithms.TrackAndStop`, a
         :class:`~bai_lib.algorithms.SamplingRule`), whose own options then decide
-        (its ``stopping_threshold`` method; ``cg``, ``rule`` and ``log_term`` are not used).
+        (its ``stopping_threshold`` method; ``cg``, ``rule`` and ``log_term`` are not used): the
+        threshold its kernel uses for a run at ``delta``, the indifference stop's split (the GLR
+        test at ``δ/4``) and its proven threshold included.
     t : float or array
         Total number of samples, ``t >= 2``.
     delta : float
@@ -192,8 +283,14 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
         TTUCB threshold convention (:data:`TTUCB_THRESHOLDS`): ``2c`` (released) or ``c``.
     log_term : {"released", "printed"}
         TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
+    rewards : {"gaussian", "bernoulli"}
+        The reward model, which decides the proven threshold of a specification with the
+        indifference stop (for Bernoulli arms the level is that of twice the Bernoulli GLR
+        statistic).
     """
     if callable(getattr(algorithm, "stopping_threshold", None)):
+        if getattr(algorithm, "indifference", False):
+            return algorithm.stopping_threshold(t, delta, k, rewards=rewards)
         return algorithm.stopping_threshold(t, delta, k)
     if V.choice(algorithm, ("ttts", "ttucb"), "algorithm") == "ttts":
         return glr_threshold(t, delta)

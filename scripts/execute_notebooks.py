@@ -75,6 +75,9 @@ REFRESH_ENV = "BAI_LIB_REFRESH_TIMINGS"
 RESULTS_ENV = "BAI_LIB_RESULTS_DIR"
 #: Same names as ``bai_lib.runcache.MODE_ENV`` and ``LOG_ENV`` (a test checks them).
 RUN_CACHE_ENV = "BAI_LIB_RUN_CACHE"
+# = bai_lib.runcache.ROTATION_ENV and ROTATION_SLICES (tested): the audit's rotation, as the test
+# session sets it
+ROTATION_ENV, ROTATION_SLICES = "BAI_LIB_RUN_CACHE_ROTATION", 50
 RUN_CACHE_LOG_ENV = "BAI_LIB_RUN_CACHE_LOG"
 
 #: Per notebook, the wall and CPU seconds of its latest execution that stored new outputs (or of
@@ -293,14 +296,16 @@ def record_audit_time(name: str, result: Execution, path: Path = TIMES_FILE) -> 
 
 
 def time_audit(md_path: Path, timeout: int = 1800, kernel_name: str = "python3") -> Execution:
-    """Execute one notebook as the test session checks it (run cache in mode ``audit``, results
-    into a temporary directory), writing nothing; its wall and CPU time."""
+    """Execute one notebook as the test session checks it (run cache in mode ``audit`` with a
+    rotation, slice 0 unless the environment chooses; results into a temporary directory),
+    writing nothing; its wall and CPU time."""
     md_path = Path(md_path).resolve()
     nb = jupytext.read(md_path)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    saved = {k: os.environ.get(k) for k in (RUN_CACHE_ENV, RESULTS_ENV)}
+    saved = {k: os.environ.get(k) for k in (RUN_CACHE_ENV, RESULTS_ENV, ROTATION_ENV)}
     with tempfile.TemporaryDirectory(prefix="bai_lib_audit_") as tmp:
         os.environ[RUN_CACHE_ENV], os.environ[RESULTS_ENV] = "audit", tmp
+        os.environ.setdefault(ROTATION_ENV, f"0/{ROTATION_SLICES}")
         try:
             client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name,
                                     record_timing=False,

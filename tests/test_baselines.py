@@ -41,9 +41,10 @@ def glr_stop(mh, v, beta):
     return ok, b
 
 
-def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None):
+def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None, beta=None):
     """Track-and-Stop, its weights re-solved every step; ``extra_stop(mh, N, best)``, if given,
-    is a second stopping rule checked with the GLR test."""
+    is a second stopping rule checked with the GLR test; ``beta(t)``, if given, replaces the
+    threshold ``log(t/δ)``."""
     k = mu.size
     var = sigma**2
     stream = Stream(state, k)
@@ -53,7 +54,7 @@ def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None):
     t = k
     while True:
         mh, v = S * (1.0 / N), var * (1.0 / N)
-        stop, b = glr_stop(mh, v, math.log(t / delta))
+        stop, b = glr_stop(mh, v, math.log(t / delta) if beta is None else beta(t))
         if stop or (extra_stop is not None and extra_stop(mh, N, b)):
             return t, b
         if t + 1 > max_samples:

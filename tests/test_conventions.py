@@ -84,7 +84,7 @@ def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward
 
 
 def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=None,
-                       extra_stop=None):
+                       extra_stop=None, beta=None):
     """TTUCB as in the released code: check, sample, update, until the check passes.
 
     ``reward(a, z)`` turns the standard normal of a pull of arm ``a`` into its reward (default
@@ -92,7 +92,8 @@ def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=No
     Gaussian, ``(m_a − m_b)² / (2 (v_a + v_b))`` for ``m_a > m_b``, else 0): the test is
     ``min_j Z(best, j) >= c(t, δ)``, and the challenger minimises ``sign(m_lead − m_j) Z``, the
     order of the released cost ``(m_lead − m_j) / sqrt(v_lead + v_j) = sign · sqrt(2Z)``.
-    ``extra_stop(m, n, best)``, if given, is a second stopping rule checked with the test."""
+    ``extra_stop(m, n, best)``, if given, is a second stopping rule checked with the test;
+    ``beta(T)``, if given, replaces the threshold ``c(T, δ)`` (``δ`` is then not used)."""
     k = mu.size
     var = sigma**2 if noise_aware else np.ones(k)
     if reward is None:
@@ -127,7 +128,8 @@ def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=No
         if n.min() > 0:
             best = int(np.argmax(m))
             z = min(signed(best, j) for j in range(k) if j != best)
-            if z >= two_cg + 4 * math.log(4 + math.log((T - 1) / 2)):
+            c = two_cg + 4 * math.log(4 + math.log((T - 1) / 2)) if beta is None else beta(T)
+            if z >= c:
                 return T, best
             if extra_stop is not None and extra_stop(m, n, best):
                 return T, best

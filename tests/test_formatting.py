@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import pytest
 
 from bai_lib import formatting as F
@@ -57,3 +59,17 @@ def test_table_cells_are_never_cut_in_html():
     assert long in df.head(1)._repr_html_()      # derived frames keep the rendering
     import pandas as pd
     assert pd.get_option("display.max_colwidth") == 50   # no global side effect
+
+
+def test_counted_agrees_the_noun_with_the_number():
+    assert F.counted(0, "run") == "no run"
+    assert F.counted(1, "run") == "1 run"
+    assert F.counted(3, "run") == "3 runs"
+    assert F.counted(12352, "run") == "12,352 runs"
+    assert F.counted(2, "instance set") == "2 instance sets"
+    assert F.counted(np.int64(4), "copy", "copies") == "4 copies"
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="n must"):
+            F.counted(bad, "run")
+    with pytest.raises(ValueError, match="noun"):
+        F.counted(2, "")

@@ -6,12 +6,13 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import optimize, special, stats
 
 from bai_lib import (EBTC, TTTS, TTUCB, BetaPrior, GaussianPrior, TrackAndStop, simulate,
                      simulate_deltas)
 from bai_lib import _rng
 from bai_lib.confidence import indifference_split
+from bai_lib.stopping import proven_glr_beta, threshold
 from bai_lib.stats import clopper_pearson
 from test_bernoulli_glr import _coin, ref_z
 from test_baselines import ref_tas
@@ -34,6 +35,32 @@ def _indifference(sigma, delta, delta0):
         return ucb - (m[best] - w[best]) <= delta0
 
     return stop
+
+
+def _exact_cg(x):
+    """C_G(x) of the paper's appendix, minimised here from its formula (not bai_lib's code)."""
+    def f(lam):
+        return (2 * lam - 2 * lam * math.log(4 * lam) + math.log(special.zeta(2 * lam))
+                - 0.5 * math.log(1 - lam) + x) / lam
+    grid = np.linspace(0.5, 1.0, 20001)[1:-1]
+    j = int(np.argmin([f(g) for g in grid]))
+    res = optimize.minimize_scalar(f, bounds=(grid[j - 1], grid[j + 1]), method="bounded",
+                                   options={"xatol": 1e-12})
+    return res.fun
+
+
+def proven_beta(k, delta, rewards):
+    """The proven GLR threshold β(t) at δ written from its statement: Kaufmann & Koolen's
+    2 C_G(log((k-1)/δ)/2) + 4 log(4 + log(t/2)) for Gaussian arms; for Bernoulli arms the root
+    of (1 + β) e^{-β} = 16 δ / ((k-1) t² (t+2)²)."""
+    if rewards == "gaussian":
+        two_cg = 2 * _exact_cg(0.5 * math.log((k - 1) / delta))
+        return lambda t: two_cg + 4 * math.log(4 + math.log(t / 2))
+
+    def beta(t):
+        rhs = math.log(16 * delta / ((k - 1) * t**2 * (t + 2) ** 2))
+        return optimize.brentq(lambda b: math.log1p(b) - b - rhs, 1e-9, 1e4, xtol=1e-14)
+    return beta
 
 
 def test_the_split_spends_delta_as_documented():
@@ -63,7 +90,9 @@ def test_ttucb_with_the_stop_matches_a_plain_reference_run_for_run(mu, sigma, d0
                    6, means=mu, rewards=rewards)
     extra = {"reward": lambda a, z: _coin(mu, a, z), "glr": ref_z} if bern else {}
     stop = _indifference(sigma, delta, d0)
-    expect = [ref_ttucb_released(st, mu, sigma, delta / 4, True, extra_stop=stop, **extra)
+    beta = proven_beta(mu.size, delta / 4, rewards)
+    expect = [ref_ttucb_released(st, mu, sigma, delta / 4, True, extra_stop=stop, beta=beta,
+                                 **extra)
               for st in _states(6, n)]
     got = list(zip(res.stopping_times.tolist(), res.recommendations.tolist()))
     assert got == expect
@@ -85,7 +114,8 @@ def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
     res = simulate(TrackAndStop(tracking=tracking, update="every", indifference=True, delta0=d0),
                    None, sigma, delta, n, 12, means=mu)
     stop = _indifference(sigma, delta, d0)
-    ref = np.array([ref_tas(st, mu, sigma, delta / 4, tracking, 10**7, extra_stop=stop)
+    ref = np.array([ref_tas(st, mu, sigma, delta / 4, tracking, 10**7, extra_stop=stop,
+                            beta=proven_beta(3, delta / 4, "gaussian"))
                     for st in _states(12, n)])
     exact = (res.stopping_times == ref[:, 0]) & (res.recommendations == ref[:, 1])
     assert exact.mean() >= 0.5, exact.mean()
@@ -93,23 +123,71 @@ def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
     assert (res.stop_reasons == "indifference").all()
 
 
+# Each specification with the stop, and the plain one whose GLR test is its GLR share: the
+# proven threshold ("kk2021" for Gaussian arms: TTUCB's c(t, δ) with the exact C_G, multiplier 2
+# and log(t/2)), or with indifference_glr="own" the specification's own threshold.
+SHARES = {
+    "ttucb": (TTUCB(indifference=True, delta0=0.05), TTUCB(cg="exact", log_term="printed")),
+    "ebtc": (EBTC(indifference=True, delta0=0.05), EBTC(cg="exact")),
+    "tas": (TrackAndStop(indifference=True, delta0=0.05), TrackAndStop(threshold="kk2021")),
+    "ttts": (TTTS(indifference=True, delta0=0.05), TTTS(threshold="kk2021")),
+    "ttucb-own": (TTUCB(indifference=True, delta0=0.05, indifference_glr="own"), TTUCB()),
+}
+
+
 @pytest.mark.filterwarnings("ignore::bai_lib.CensoringWarning")
-@pytest.mark.parametrize("spec", [TTUCB(indifference=True, delta0=0.05),
-                                  EBTC(indifference=True, delta0=0.05),
-                                  TrackAndStop(indifference=True, delta0=0.05),
-                                  TTTS(indifference=True, delta0=0.05)],
-                         ids=["ttucb", "ebtc", "tas", "ttts"])
-def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(spec):
+@pytest.mark.parametrize("name", list(SHARES))
+def test_the_stop_only_shortens_the_plain_run_at_a_quarter_of_delta(name):
     """The sampling rule does not see the stop: a run stopped by its GLR test is the plain run at
-    δ/4, and a run stopped by indifference stops no later than it."""
+    δ/4 under the GLR share's threshold, and a run stopped by indifference stops no later."""
+    spec, plain_spec = SHARES[name]
     H = GaussianPrior.standard(3)
-    plain = simulate(type(spec)(), H, 1.0, 0.1 / 4, 300, 8, max_samples=10**7)
+    plain = simulate(plain_spec, H, 1.0, 0.1 / 4, 300, 8, max_samples=10**7)
     iz = simulate(spec, H, 1.0, 0.1, 300, 8, max_samples=10**7)
     glr = iz.stop_reasons == "glr"
     assert glr.any() and (~glr).any()
     assert np.array_equal(iz.stopping_times[glr], plain.stopping_times[glr])
     assert np.array_equal(iz.recommendations[glr], plain.recommendations[glr])
     assert np.all(iz.stopping_times[~glr] <= plain.stopping_times[~glr])
+
+
+@pytest.mark.parametrize("name", list(SHARES))
+def test_threshold_is_the_one_the_kernel_uses(name):
+    """threshold(spec, t, δ) of a specification with the stop is the GLR share's: twice the
+    proven β at δ/4 written from its statement (or the own threshold at δ/4), for both reward
+    models; the plain specification above has the same at δ/4."""
+    spec, plain_spec = SHARES[name]
+    t = np.array([3.0, 50.0, 1e4, 1e9])
+    for k in (2, 5):
+        got = threshold(spec, t, 0.1, k)
+        np.testing.assert_array_equal(got, threshold(plain_spec, t, 0.1 / 4, k))
+        if name != "ttucb-own":
+            want = [2 * proven_beta(k, 0.1 / 4, "gaussian")(x) for x in t]
+            np.testing.assert_allclose(got, want, rtol=1e-9)
+            bern = threshold(spec, t, 0.1, k, rewards="bernoulli")
+            np.testing.assert_allclose(bern, [2 * proven_beta(k, 0.1 / 4, "bernoulli")(x)
+                                              for x in t], rtol=1e-9)
+    # the own threshold at δ/4 is below the proven one at δ itself (C_G ≈ x + log x)
+    own = threshold(SHARES["ttucb-own"][0], 1e4, 0.1)
+    assert own < threshold(TTUCB(indifference=True), 1e4, 0.4)
+    with pytest.raises(ValueError, match="rewards"):
+        threshold(spec, 10.0, 0.1, rewards="poisson")
+
+
+def test_the_proven_bernoulli_threshold_covers_the_error_of_every_count_pair():
+    """The union bound of proven_glr_beta("bernoulli") summed numerically: over count pairs
+    with n + n' <= t the per-pair Gamma(2, 1) tails at β(t) add up to at most δ/(k-1)."""
+    delta, k = 0.05, 3
+    beta = proven_beta(k, delta, "bernoulli")
+    total = 0.0
+    for n in range(1, 400):
+        for m in range(1, 400):
+            b = beta(n + m)  # the smallest t at which this pair can occur
+            total += (1 + b) * math.exp(-b)
+    assert total <= delta / (k - 1)
+    np.testing.assert_allclose(proven_glr_beta([10.0, 1e5], delta, k, "bernoulli"),
+                               [beta(10.0), beta(1e5)], rtol=1e-9)
+    assert np.all(np.diff(proven_glr_beta(np.geomspace(2, 1e12, 50), delta, k, "bernoulli")) > 0)
 
 
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True),

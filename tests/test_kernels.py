@@ -117,7 +117,7 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
                                                True, False, False, False, False, NO),
         "ttts": lambda st: ttts.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
                                       max_samples, 0, NO),
-        "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, 4.0, 1.0, 0.5,
+        "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, -1, 4.0, 1.0, 0.5,
                                         True, max_samples, NO),
     }
 

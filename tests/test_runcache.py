@@ -26,7 +26,8 @@ H = GaussianPrior.standard(2)
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch, tmp_path):
-    for name in (runcache.MODE_ENV, runcache.SEED_ENV, runcache.FULL_ENV, runcache.TIMINGS_ENV):
+    for name in (runcache.MODE_ENV, runcache.SEED_ENV, runcache.FULL_ENV, runcache.TIMINGS_ENV,
+                 runcache.ROTATION_ENV):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(runcache.LOG_ENV, str(tmp_path / "log.jsonl"))
     yield
@@ -100,6 +101,50 @@ def test_audit_names_the_cache_plan_run_and_both_values(tmp_path, monkeypatch):
     assert "Audit seed 12345" in msg and f"{runcache.SEED_ENV}=12345" in msg
     stored, recomputed = msg.split("Stored: ")[1].split("; recomputed: ")
     assert stored.split(",")[0] != recomputed.split(",")[0]
+
+
+def test_rotation_slices_cover_every_run_once_whatever_the_shards():
+    slices = 7
+    seen = np.zeros(100, int)
+    for r in range(slices):
+        for first, n in ((0, 37), (37, 1), (38, 62)):  # one plan split into three shards
+            seen[first + runcache.rotation_runs(first, n, (r, slices))] += 1
+    assert seen.tolist() == [1] * 100
+    assert runcache.rotation_runs(5, 10, (6, 7)).tolist() == [1, 8]
+    assert runcache.rotation_runs(0, 10, None).size == 0
+
+
+def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_path, monkeypatch):
+    """A change confined to one run (the longest, under an audit seed whose sample leaves it
+    out) is caught by the session whose rotation holds that run, and by no other."""
+    runs = 400
+    with run_cache(tmp_path / "c", mode="refresh") as cache:
+        res = bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)
+    longest = int(np.argmax(res.stopping_times))
+    plan = RunPlan.build("elimination", H, 1.0, [0.1], runs, 7)
+    key = plan_key(plan)
+    costs = runcache.run_costs(plan, res.stopping_times[None, :])
+    digest = cache.path(key).stem
+    flags = ~res.correct, res.censored
+    seed = next(s for s in range(100) if longest not in audit_sample(s, digest, costs, *flags))
+    monkeypatch.setenv(runcache.SEED_ENV, str(seed))
+    rec, _ = runcache._read(cache.path(key), key)
+    rec.taus[0, longest] += 1
+    runcache._write(cache.path(key), key, cache.name, rec)
+    slices = 50
+    monkeypatch.setenv(runcache.ROTATION_ENV, f"{(longest + 1) % slices}/{slices}")
+    with run_cache(tmp_path / "c", mode="audit"):
+        bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)  # not this slice: passes
+    monkeypatch.setenv(runcache.ROTATION_ENV, f"{longest % slices}/{slices}")
+    with run_cache(tmp_path / "c", mode="audit"):
+        with pytest.raises(AuditFailure, match=f"stopping time of run {longest} "):
+            bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)
+    passed = _log(tmp_path)[-1]  # the failing audit logs nothing
+    assert passed["event"] == "audit" and passed["rotated"] == runs // slices
+    for bad in ("3", "5/5", "-1/4", "a/b"):
+        monkeypatch.setenv(runcache.ROTATION_ENV, bad)
+        with pytest.raises(ValueError, match=runcache.ROTATION_ENV):
+            runcache.use_run_cache(tmp_path / "c")
 
 
 def test_audit_catches_a_changed_recommendation_and_stop_reason(tmp_path):
@@ -204,6 +249,11 @@ def test_every_part_of_the_plan_is_in_the_key():
     ]
     assert len({base, *variants}) == len(variants) + 1
     assert _key() == base  # and the key is a function of the plan alone
+    # an option given at its default is the same question; the two-arm walk is another class
+    assert _key(algorithm=Elimination(delta0_factor=None, recommend="uniform")) == base
+    assert _key(algorithm=Elimination().two_arm_walk()) != base
+    key = plan_key(RunPlan.build(TTUCB(beta=0.3), H, 1.0, [0.1], 10, 1))
+    assert key["algorithm"] == {"class": "TTUCB", "options": {"beta": 0.3}}
 
 
 @numba.njit
@@ -314,20 +364,25 @@ def _root_conftest():
 
 def test_the_test_session_settings_match_the_library():
     conf = _root_conftest()
-    assert (conf.CACHE_MODE_ENV, conf.AUDIT_SEED_ENV, conf.CACHE_LOG_ENV, conf.CACHE_FULL_ENV) \
-        == (runcache.MODE_ENV, runcache.SEED_ENV, runcache.LOG_ENV, runcache.FULL_ENV)
-    chapters = ["05_a", "06_b", "09_c"]
-    assert conf.rotation_chapter(chapters, "0" * 39 + "4") == "06_b"
-    assert conf.rotation_chapter(chapters, None) == "05_a"
-    assert conf.rotation_chapter([], "ab") is None
+    assert (conf.CACHE_MODE_ENV, conf.AUDIT_SEED_ENV, conf.CACHE_LOG_ENV, conf.CACHE_FULL_ENV,
+            conf.CACHE_ROTATION_ENV, conf.ROTATION_SLICES) \
+        == (runcache.MODE_ENV, runcache.SEED_ENV, runcache.LOG_ENV, runcache.FULL_ENV,
+            runcache.ROTATION_ENV, runcache.ROTATION_SLICES)
+    script = conf.load_execute_script()
+    assert (script.RUN_CACHE_ENV, script.RUN_CACHE_LOG_ENV, script.ROTATION_ENV,
+            script.ROTATION_SLICES) == (runcache.MODE_ENV, runcache.LOG_ENV,
+                                        runcache.ROTATION_ENV, runcache.ROTATION_SLICES)
+    assert conf.rotation("0" * 38 + "6e") == "10/50"  # 0x6e = 110
+    assert conf.rotation(None) == "0/50"
     assert conf.notebook_prefix("05_experiment1") == "05_" and conf.notebook_prefix("plain") == "plain"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         lines = conf.audit_summary([
             {"event": "audit", "cache": "05_a", "audited": 20, "samples": 1000,
-             "samples_audited": 100, "seconds": 2.0, "seconds_audited": 0.2},
+             "samples_audited": 100, "seconds": 2.0, "seconds_audited": 0.2, "rotated": 3},
             {"event": "miss", "cache": "05_a"}])
-    assert lines == ["05_a: 1 plans audited, 20 runs recomputed, 10.0% of the samples "
+    assert lines == ["05_a: 1 plans audited, 20 runs recomputed (3 by the rotation), 10.0% of "
+                     "the samples "
                      "(0.2 of 2.0 stored kernel-seconds)"]
 
 

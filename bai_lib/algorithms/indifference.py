@@ -1,10 +1,18 @@
 """The indifference stop of Algorithm 1, added to the GLR algorithms (``indifference=True``).
 
-A specification with the option stops at the first time either its own GLR test passes or the
+A specification with the option stops at the first time either its GLR test passes or the
 ``Conf`` intervals say that no other arm can beat the empirical best arm by more than ``Δ0``,
 and recommends the empirical best arm. How ``δ`` is split between the two stops, and why the
 Bayesian probability of error stays below ``δ``, is :func:`bai_lib.confidence.indifference_split`.
 ``Δ0`` comes from the prior as in Algorithm 1, ``δ / (4 L(H))`` by default.
+
+The argument needs the GLR test at ``δ/4`` to err with probability at most ``δ/4`` on every
+instance, whatever the sampling rule. By default (``indifference_glr="proven"``) the GLR share
+therefore uses the threshold proven for the reward model
+(:data:`bai_lib.stopping.PROVEN_GLR_THRESHOLDS`, :func:`bai_lib.stopping.proven_glr_beta`), not
+the algorithm's own: TTTS's ``log(t/δ)`` and TTUCB's ``c(t, δ)`` with ``C_G(x) ≈ x + log x`` have
+no such proof. ``indifference_glr="own"`` keeps the algorithm's own threshold at ``δ/4``, a
+heuristic for comparison that the guarantee does not cover.
 """
 
 from __future__ import annotations
@@ -23,9 +31,15 @@ from ..priors import delta0 as _delta0_of
 from ..confidence import conf_factor, conf_log_const, indifference_split
 from ..kernels import (STOP_GLR, STOP_INDIFFERENCE, glr_passes, glr_passes_bernoulli,
                        record_level)
-from ..stopping import glr_beta
+from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level
 
-__all__ = ["IndifferenceZone", "conf_widths", "indifferent", "record_glr_stops"]
+__all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
+           "record_glr_stops"]
+
+#: Values of the ``indifference_glr`` option, the threshold of the GLR share of the
+#: indifference stop. ``"proven"`` is the one proven for the reward model, ``"own"`` the
+#: algorithm's own (a heuristic).
+INDIFFERENCE_GLR = ("proven", "own")
 
 
 class IndifferenceZone:
@@ -33,12 +47,17 @@ class IndifferenceZone:
 
     The specification declares the fields ``indifference: bool = False``,
     ``delta0: Optional[float] = None`` and ``delta0_factor: Optional[float] = None`` (the
-    meanings of :class:`~bai_lib.algorithms.Elimination`'s, used only with ``indifference``) and
-    calls ``_check_indifference()`` from ``__post_init__``.
+    meanings of :class:`~bai_lib.algorithms.Elimination`'s, used only with ``indifference``),
+    ``indifference_glr: str = "proven"`` (:data:`INDIFFERENCE_GLR`), and calls
+    ``_check_indifference()`` from ``__post_init__``.
     """
 
     def _check_indifference(self) -> None:
         V.flag(self.indifference, "indifference")
+        V.choice(self.indifference_glr, INDIFFERENCE_GLR, "indifference_glr")
+        if not self.indifference and self.indifference_glr != "proven":
+            raise ValueError("indifference_glr sets the GLR share of the indifference stop; give "
+                             "indifference=True with it")
         if self.delta0 is not None and self.delta0_factor is not None:
             raise ValueError("give either delta0 or delta0_factor, not both")
         if not self.indifference and (self.delta0 is not None or self.delta0_factor is not None):
@@ -69,16 +88,32 @@ class IndifferenceZone:
             return self
         return dataclasses.replace(self, delta0_factor=factor)
 
-    def _indifference_levels(self, prior, deltas: Sequence[float],
-                             k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(glr_deltas, delta0s, log_consts)`` per level: the levels of the GLR test, and
-        ``Δ0`` and the ``Conf`` constant of the indifference stop (both empty without it)."""
+    def glr_rule(self, rewards: str) -> Optional[str]:
+        """The threshold of the GLR test (a name of :data:`bai_lib.stopping.GLR_THRESHOLDS`)
+        that replaces the algorithm's own, or ``None`` when the own one is used: the proven
+        one for ``rewards`` under the indifference stop with ``indifference_glr="proven"``."""
+        if self.indifference and self.indifference_glr == "proven":
+            return PROVEN_GLR_THRESHOLDS[rewards]
+        return None
+
+    def glr_delta(self, delta: float) -> float:
+        """The level of the GLR test for a run at ``delta``: ``δ/4`` (the GLR share of
+        :func:`~bai_lib.confidence.indifference_split`) with the indifference stop, else ``δ``."""
+        return indifference_split(delta)[0] if self.indifference else delta
+
+    def _indifference_levels(self, prior, deltas: Sequence[float], k: int,
+                             rule: Optional[str] = None
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(levels, delta0s, log_consts)`` per level: the ``level`` arguments of
+        :func:`~bai_lib.stopping.glr_beta` for the GLR test under the threshold ``rule`` (``δ``,
+        or ``δ/4`` with the indifference stop), and ``Δ0`` and the ``Conf`` constant of the
+        indifference stop (both empty without it)."""
+        glr = [self.glr_delta(d) for d in deltas]
+        levels = np.array([glr_level(rule, g, k) if rule else g for g in glr], dtype=np.float64)
         if not self.indifference:
-            return np.array(deltas, dtype=np.float64), np.empty(0), np.empty(0)
-        split = [indifference_split(d) for d in deltas]
-        return (np.array([g for g, _ in split]),
-                np.array([self.resolve_delta0(prior, d) for d in deltas]),
-                np.array([conf_log_const(c, k) for _, c in split]))
+            return levels, np.empty(0), np.empty(0)
+        return (levels, np.array([self.resolve_delta0(prior, d) for d in deltas]),
+                np.array([conf_log_const(indifference_split(d)[1], k) for d in deltas]))
 
 
 @njit(cache=True, nogil=True)

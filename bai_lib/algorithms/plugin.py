@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import std_normal, uniform
-from ..stopping import GLR_THRESHOLDS, glr_threshold
+from ..stopping import GLR_THRESHOLDS, glr_level, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
                        cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
                        record_glr_levels, record_rest, refill)
@@ -197,8 +197,9 @@ class SamplingRule(Algorithm):
         ``select(t, N, S, noise_stds, state) -> arm`` (see :mod:`bai_lib.algorithms.plugin`).
     label_text : str
         Name shown in tables and legends.
-    threshold : {"chernoff", "gk2016"}
-        GLR threshold ``β(t, δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
+    threshold : {"chernoff", "gk2016", "kk2021", "union"}
+        GLR threshold ``β(t, δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`; the last two are
+        proven ``δ``-correct, :func:`bai_lib.stopping.proven_glr_beta`).
     color : str
         Colour in figures.
     """
@@ -225,15 +226,16 @@ class SamplingRule(Algorithm):
 
     def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
         """The level of the squared normalised gap at which this specification stops on two
-        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
-        return glr_threshold(t, delta, threshold=self.threshold)
+        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` enters the proven
+        thresholds only)."""
+        return glr_threshold(t, delta, threshold=self.threshold, k=k)
 
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
         address = select_address(select)
         sig = noise_stds
-        levels = np.array(deltas, dtype=np.float64)
+        levels = np.array([glr_level(self.threshold, d, sig.size) for d in deltas])
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):

@@ -23,7 +23,8 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
                        STOP_INTERRUPTED, argmax, cancel_flag, glr_passes, glr_passes_bernoulli,
                        level_records, observe, record_level, record_rest, refill)
 from ..kl import kl_glr
-from ..stopping import (TTUCB_LOG_TERMS, TTUCB_THRESHOLDS, ttucb_glr_threshold, ttucb_threshold,
+from ..stopping import (GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, TTUCB_LOG_TERMS, TTUCB_THRESHOLDS,
+                        glr_beta, glr_threshold, ttucb_glr_threshold, ttucb_threshold,
                         ttucb_two_cg)
 from .base import Algorithm, Bound, gap_cost
 from .indifference import IndifferenceZone, conf_widths, indifferent
@@ -67,9 +68,20 @@ def _ucb_leader(mh, b, s):
 
 
 @njit(cache=True, nogil=True)
+def _c(t: int, level: float, c_scale: float, log_shift: float, rule: int) -> float:
+    """The level of the squared normalised gap at time ``t``: ``c_scale c(t, δ)``
+    (:func:`~bai_lib.stopping.ttucb_threshold`, ``level`` its constant term) for ``rule < 0``,
+    else ``2 β(t)`` of the GLR threshold with that code (:func:`~bai_lib.stopping.glr_beta`,
+    ``level`` its level argument)."""
+    if rule < 0:
+        return c_scale * ttucb_threshold(float(t), level, log_shift)
+    return 2.0 * glr_beta(float(t), level, rule)
+
+
+@njit(cache=True, nogil=True)
 def ttucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
-              two_cg: float, c_scale: float, log_shift: float, ucb_coef: float, ucb_shift: float,
-              beta: float, released_sampling: bool, max_samples: int,
+              two_cg: float, c_scale: float, log_shift: float, rule: int, ucb_coef: float,
+              ucb_shift: float, beta: float, released_sampling: bool, max_samples: int,
               cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of TTUCB: :func:`ttucb_levels_run` at one ``δ`` (``two_cg`` a float).
 
@@ -80,14 +92,14 @@ def ttucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndar
     out_tau, out_rec, out_code = level_records(1)
     none = np.empty(0)  # no indifference stop
     return ttucb_levels_run(state, mu, sigma, var, np.array([two_cg]), none, none, c_scale,
-                            log_shift, ucb_coef, ucb_shift, beta, released_sampling, max_samples,
-                            out_tau, out_rec, out_code, cancel)
+                            log_shift, rule, ucb_coef, ucb_shift, beta, released_sampling,
+                            max_samples, out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
                      two_cgs: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray,
-                     c_scale: float, log_shift: float, ucb_coef: float,
+                     c_scale: float, log_shift: float, rule: int, ucb_coef: float,
                      ucb_shift: float, beta: float, released_sampling: bool, max_samples: int,
                      out_tau: np.ndarray, out_rec: np.ndarray, out_code: np.ndarray,
                      cancel: np.ndarray) -> tuple[int, int, bool, int]:
@@ -150,7 +162,8 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
     var : float64[k]
         Variances used by the algorithm's statistics (see above).
     two_cgs : float64[m]
-        ``2 * C_G(log((k-1)/delta) / 2)`` for each level, increasing (``δ`` decreasing).
+        ``2 * C_G(log((k-1)/delta) / 2)`` for each level, increasing (``δ`` decreasing); for
+        ``rule >= 0``, the ``level`` arguments of :func:`~bai_lib.stopping.glr_beta` instead.
     delta0s, log_consts : float64[m] or empty
         The indifference stop of each level (empty arrays: none): stop also, recording
         :data:`~bai_lib.kernels.STOP_INDIFFERENCE`, when
@@ -164,6 +177,10 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
         Multiplier of ``c(t, delta)``: 2 (GLR form, released) or 1 (as printed).
     log_shift : float
         ``t - log_shift`` inside ``log(. / 2)``: 1 (released) or 0 (as printed).
+    rule : int
+        ``-1``: the threshold ``c_scale c(t, δ)`` above. A code of
+        :data:`~bai_lib.stopping.GLR_THRESHOLDS`: ``2 β(t, δ)`` of that rule instead (the proven
+        GLR share of the indifference stop, :func:`~bai_lib.stopping.proven_glr_beta`).
     ucb_coef, ucb_shift : float
         The UCB bonus ``sqrt(ucb_coef * log(t + ucb_shift) * v_i)``.
     beta : float
@@ -177,18 +194,19 @@ def ttucb_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: 
     """
     if delta0s.size > 0:
         return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale,
-                             log_shift, ucb_coef, ucb_shift, beta, released_sampling, False, True,
-                             max_samples, out_tau, out_rec, out_code, cancel)
+                             log_shift, rule, ucb_coef, ucb_shift, beta, released_sampling, False,
+                             True, max_samples, out_tau, out_rec, out_code, cancel)
     return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
-                         ucb_coef, ucb_shift, beta, released_sampling, False, False, max_samples,
-                         out_tau, out_rec, out_code, cancel)
+                         rule, ucb_coef, ucb_shift, beta, released_sampling, False, False,
+                         max_samples, out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
 def ttucb_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
                                var: np.ndarray, two_cgs: np.ndarray, delta0s: np.ndarray,
                                log_consts: np.ndarray, c_scale: float,
-                               log_shift: float, ucb_coef: float, ucb_shift: float, beta: float,
+                               log_shift: float, rule: int, ucb_coef: float, ucb_shift: float,
+                               beta: float,
                                released_sampling: bool, max_samples: int, out_tau: np.ndarray,
                                out_rec: np.ndarray, out_code: np.ndarray,
                                cancel: np.ndarray) -> tuple[int, int, bool, int]:
@@ -196,11 +214,11 @@ def ttucb_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndar
     the same arguments and records, the Bernoulli steps described there."""
     if delta0s.size > 0:
         return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale,
-                             log_shift, ucb_coef, ucb_shift, beta, released_sampling, True, True,
-                             max_samples, out_tau, out_rec, out_code, cancel)
+                             log_shift, rule, ucb_coef, ucb_shift, beta, released_sampling, True,
+                             True, max_samples, out_tau, out_rec, out_code, cancel)
     return _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
-                         ucb_coef, ucb_shift, beta, released_sampling, True, False, max_samples,
-                         out_tau, out_rec, out_code, cancel)
+                         rule, ucb_coef, ucb_shift, beta, released_sampling, True, False,
+                         max_samples, out_tau, out_rec, out_code, cancel)
 
 
 # The body of both kernels. Each passes ``bernoulli`` and ``indifference`` as constants and the
@@ -208,7 +226,7 @@ def ttucb_levels_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndar
 # as runtime flags, the Bernoulli code cost the Gaussian runs 60% of their speed and the
 # indifference stop 9% (TTUCB, two arms) to 14% (EB-TC, ten arms).
 @njit(cache=True, nogil=True)
-def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift,
+def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, log_shift, rule,
                   ucb_coef, ucb_shift, beta, released_sampling, bernoulli, indifference,
                   max_samples, out_tau, out_rec, out_code, cancel):
     k = mu.size
@@ -263,7 +281,7 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
-            c_lo = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9
+            c_lo = _c(t, two_cgs[p], c_scale, log_shift, rule) - 1e-9
             if c_lo < 0.0:
                 c_lo = 0.0
             s_lo = math.sqrt(ucb_coef * math.log(float(t) + ucb_shift))
@@ -271,19 +289,19 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
         best = argmax(mh)
         code = -1
         if _passes(mh, v, N, best, c_lo, bernoulli):
-            c = c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift)
+            c = _c(t, two_cgs[p], c_scale, log_shift, rule)
             if _passes(mh, v, N, best, max(c, 0.0), bernoulli):
                 code = STOP_GLR
         if indifference and code < 0 and indifferent(mh, w, best, delta0s[p]):
             code = STOP_INDIFFERENCE
         if code >= 0:
             p, code = _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s,
-                                    log_consts, c_scale, log_shift, bernoulli, out_tau, out_rec,
-                                    out_code)
+                                    log_consts, c_scale, log_shift, rule, bernoulli, out_tau,
+                                    out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, code
             # a lower bound for the new level until the next refresh (c is increasing in t)
-            c_lo = max(c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift) - 1e-9, 0.0)
+            c_lo = max(_c(t, two_cgs[p], c_scale, log_shift, rule) - 1e-9, 0.0)
         if t + 1 > max_samples:
             record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
@@ -345,7 +363,7 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
 
 @njit(cache=True, nogil=True)
 def _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s, log_consts, c_scale,
-                  log_shift, bernoulli, out_tau, out_rec, out_code):
+                  log_shift, rule, bernoulli, out_tau, out_rec, out_code):
     """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
     or indifference stop passes at ``t`` too (each implies the same at the earlier levels, so
     the records are those of each level alone); return the next level and the last code. The
@@ -357,8 +375,8 @@ def _record_stops(p, t, best, code, mh, v, N, w, sigma, two_cgs, delta0s, log_co
             return p, code
         if indifference:
             conf_widths(w, sigma, N, log_consts[p])
-        if _passes(mh, v, N, best, max(
-                c_scale * ttucb_threshold(float(t), two_cgs[p], log_shift), 0.0), bernoulli):
+        if _passes(mh, v, N, best, max(_c(t, two_cgs[p], c_scale, log_shift, rule), 0.0),
+                   bernoulli):
             code = STOP_GLR
         elif indifference and indifferent(mh, w, best, delta0s[p]):
             code = STOP_INDIFFERENCE
@@ -381,13 +399,17 @@ def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shif
     k = sig.size
     default = max_samples
     kernel = ttucb_levels_run_bernoulli if bernoulli else ttucb_levels_run
-    glr_deltas, delta0s, log_consts = spec._indifference_levels(prior, deltas, k)
-    two_cgs = np.array([ttucb_two_cg(k, d, spec.cg) for d in glr_deltas])
+    proven = spec.glr_rule("bernoulli" if bernoulli else "gaussian")
+    levels, delta0s, log_consts = spec._indifference_levels(prior, deltas, k, proven)
+    if proven:  # the proven threshold replaces c(t, δ)
+        two_cgs, rule = levels, GLR_THRESHOLDS[proven]
+    else:
+        two_cgs, rule = np.array([ttucb_two_cg(k, d, spec.cg) for d in levels]), -1
     beta = spec.beta
 
     def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-        kernel(state, mu, sig, var, two_cgs, delta0s, log_consts, c_scale, log_shift, coef, shift,
-               beta, released, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
+        kernel(state, mu, sig, var, two_cgs, delta0s, log_consts, c_scale, log_shift, rule, coef,
+               shift, beta, released, max_samples, out_tau, out_rec, out_code, cancel_flag(cancel))
 
     d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * two_cgs.size
     floor = delta0s.min() if delta0s.size else 1e-12
@@ -428,6 +450,13 @@ class TTUCB(IndifferenceZone, Algorithm):
     delta0, delta0_factor : float, optional
         With ``indifference``: a fixed ``Δ0``, or the divisor in ``Δ0 = δ / (factor · L(H))``
         (4 by default, as in Algorithm 1), as for :class:`~bai_lib.algorithms.Elimination`.
+    indifference_glr : {"proven", "own"}
+        With ``indifference``: the threshold of the GLR test at ``δ/4``. ``"proven"`` (default):
+        the one proven ``δ/4``-correct for the reward model whatever the sampling rule
+        (:func:`bai_lib.stopping.proven_glr_beta`; for Gaussian arms ``c(t, δ/4)`` with the exact
+        ``C_G``, multiplier 2 and ``log(t/2)``), which the guarantee needs. ``"own"``: this
+        specification's own threshold at ``δ/4`` (with its ``cg``, ``threshold`` and
+        ``log_term``), a heuristic the guarantee does not cover.
     """
 
     threshold: str = "released"
@@ -439,6 +468,7 @@ class TTUCB(IndifferenceZone, Algorithm):
     indifference: bool = False
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
+    indifference_glr: str = "proven"
 
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
@@ -462,11 +492,18 @@ class TTUCB(IndifferenceZone, Algorithm):
         opts.update(overrides)
         return cls(**opts)
 
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
-        """The level of the squared normalised gap at which this specification stops on two
-        arms, ``s c(t, δ)`` with its own conventions
-        (:func:`bai_lib.stopping.ttucb_glr_threshold`)."""
-        return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule=self.threshold,
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
+                           rewards: str = "gaussian") -> float | np.ndarray:
+        """The level of the squared normalised gap (twice the GLR statistic) at which this
+        specification's GLR test stops a run at ``delta``: ``s c(t, δ)`` with its own
+        conventions (:func:`bai_lib.stopping.ttucb_glr_threshold`), or under the indifference
+        stop ``2 β(t, δ/4)`` of the proven threshold for ``rewards``
+        (:func:`bai_lib.stopping.proven_glr_beta`; ``indifference_glr="own"``: its own at
+        ``δ/4``)."""
+        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
+        if rule:
+            return glr_threshold(t, self.glr_delta(delta), threshold=rule, k=k)
+        return ttucb_glr_threshold(t, self.glr_delta(delta), k, cg=self.cg, rule=self.threshold,
                                    log_term=self.log_term)
 
     def working_memory(self, k: int) -> int:
@@ -503,7 +540,7 @@ class EBTC(IndifferenceZone, Algorithm):
         Tracking proportion in ``(0, 1)``; 1/2 by default.
     cg : {"approx", "exact"}
         ``C_G`` as for :class:`TTUCB`.
-    indifference, delta0, delta0_factor
+    indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`TTUCB`.
     """
 
@@ -512,6 +549,7 @@ class EBTC(IndifferenceZone, Algorithm):
     indifference: bool = False
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
+    indifference_glr: str = "proven"
 
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
@@ -524,10 +562,16 @@ class EBTC(IndifferenceZone, Algorithm):
         V.choice(self.cg, ("approx", "exact"), "cg")
         self._check_indifference()
 
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
-        """The level of the squared normalised gap at which EB-TC stops on two arms,
-        ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.ttucb_glr_threshold`)."""
-        return ttucb_glr_threshold(t, delta, k, cg=self.cg, rule="released", log_term="printed")
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
+                           rewards: str = "gaussian") -> float | np.ndarray:
+        """The level of the squared normalised gap at which EB-TC's GLR test stops a run at
+        ``delta``: ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.ttucb_glr_threshold`),
+        or under the indifference stop as for :meth:`TTUCB.stopping_threshold`."""
+        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
+        if rule:
+            return glr_threshold(t, self.glr_delta(delta), threshold=rule, k=k)
+        return ttucb_glr_threshold(t, self.glr_delta(delta), k, cg=self.cg, rule="released",
+                                   log_term="printed")
 
     def working_memory(self, k: int) -> int:
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""

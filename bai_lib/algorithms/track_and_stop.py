@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from ..confidence import conf_factor
-from ..stopping import GLR_THRESHOLDS, glr_threshold
+from ..stopping import GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, glr_threshold
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_check_bernoulli,
@@ -273,11 +273,12 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         asymptotically optimal, Jedra & Proutière 2020). The two differ by 1–2% in mean ``τ`` on
         the instances measured (the geometric schedule slightly shorter; the test compares
         their distributions), and the geometric one is about three times faster for ``k = 10``.
-    threshold : {"chernoff", "gk2016"}
+    threshold : {"chernoff", "gk2016", "kk2021", "union"}
         GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
-        ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments
-        (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
-    indifference, delta0, delta0_factor
+        ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments, or one of the two
+        proven ``δ``-correct (:data:`bai_lib.stopping.GLR_THRESHOLDS`,
+        :func:`bai_lib.stopping.proven_glr_beta`).
+    indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
 
@@ -287,6 +288,7 @@ class TrackAndStop(IndifferenceZone, Algorithm):
     indifference: bool = False
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
+    indifference_glr: str = "proven"
 
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
@@ -300,22 +302,28 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         V.choice(self.update, UPDATE_SCHEDULES, "update")
         self._check_indifference()
 
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
-        """The level of the squared normalised gap at which this specification stops on two
-        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
-        return glr_threshold(t, delta, threshold=self.threshold)
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
+                           rewards: str = "gaussian") -> float | np.ndarray:
+        """The level of the squared normalised gap (twice the GLR statistic) at which this
+        specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
+        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
+        ``rewards`` under the indifference stop, its own ``threshold`` at ``δ`` otherwise."""
+        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
+        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
 
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         """For Bernoulli rewards, the Bernoulli GLR statistic and oracle
         (:func:`~bai_lib.algorithms.track_and_stop.track_and_stop_levels_run_bernoulli`); the
         threshold ``β(t, δ)`` is used as is."""
         kernel = track_and_stop_levels_run_bernoulli if bernoulli else track_and_stop_levels_run
-        rule = GLR_THRESHOLDS[self.threshold]
+        own = self.glr_rule("bernoulli" if bernoulli else "gaussian")
+        rule = GLR_THRESHOLDS[own or self.threshold]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
         check_variances(sig**2)
-        levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size)
+        levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size,
+                                                               own or self.threshold)
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):

@@ -32,7 +32,7 @@ from ..confidence import conf_factor
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_refresh,
                        level_records, observe, record_glr_levels, record_rest, refill)
-from ..stopping import GLR_THRESHOLDS, glr_beta, glr_threshold
+from ..stopping import GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, glr_beta, glr_threshold
 from .base import Algorithm, Bound, gap_cost
 from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
 from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, new_workspace, note_sampled,
@@ -378,10 +378,11 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^4`` with Russo's rule.
     beta : float
         Probability of sampling the leader, in ``(0, 1)``; 1/2 in the paper.
-    threshold : {"chernoff", "gk2016"}
-        GLR threshold ``β(t, δ)``: ``log(t/δ)`` as in the paper's appendix (default) or
-        ``log((log t + 1)/δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`).
-    indifference, delta0, delta0_factor
+    threshold : {"chernoff", "gk2016", "kk2021", "union"}
+        GLR threshold ``β(t, δ)``: ``log(t/δ)`` as in the paper's appendix (default),
+        ``log((log t + 1)/δ)``, or one of the two proven ``δ``-correct
+        (:data:`bai_lib.stopping.GLR_THRESHOLDS`, :func:`bai_lib.stopping.proven_glr_beta`).
+    indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
 
@@ -391,6 +392,7 @@ class TTTS(IndifferenceZone, Algorithm):
     indifference: bool = False
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
+    indifference_glr: str = "proven"
 
     name: ClassVar[str] = "ttts"
     short_label: ClassVar[str] = "TTTS"
@@ -411,10 +413,14 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger != "exact" else 10**9
 
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
-        """The level of the squared normalised gap at which this specification stops on two
-        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` does not enter)."""
-        return glr_threshold(t, delta, threshold=self.threshold)
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
+                           rewards: str = "gaussian") -> float | np.ndarray:
+        """The level of the squared normalised gap (twice the GLR statistic) at which this
+        specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
+        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
+        ``rewards`` under the indifference stop, its own ``threshold`` at ``δ`` otherwise."""
+        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
+        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
 
     def _constants(self, prior):
         """Prior means and scales of the posterior, challenger code, threshold code, ``β``."""
@@ -430,7 +436,9 @@ class TTTS(IndifferenceZone, Algorithm):
         Gaussian posteriors, so with ``k > 2`` arms the challenger is ``"resample"`` or
         ``"released"``."""
         sig = noise_stds
-        levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size)
+        own = self.glr_rule("bernoulli" if bernoulli else "gaussian")
+        levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size, own or self.threshold)
+        rule = GLR_THRESHOLDS[own or self.threshold]
         default = max_samples
         d0 = tuple(d0s.tolist()) if d0s.size else (None,) * levels.size
         floor = d0s.min() if d0s.size else 1e-12
@@ -443,7 +451,6 @@ class TTTS(IndifferenceZone, Algorithm):
             a = np.ascontiguousarray(prior.a, dtype=np.float64)
             b = np.ascontiguousarray(prior.b, dtype=np.float64)
             challenger = CHALLENGERS[self.challenger]
-            rule = GLR_THRESHOLDS[self.threshold]
             beta = self.beta
 
             def run_bernoulli(state, mu, out_tau, out_rec, out_code, cancel=None,
@@ -453,7 +460,7 @@ class TTTS(IndifferenceZone, Algorithm):
                                           cancel_flag(cancel))
 
             return Bound(run_bernoulli, d0, lambda means: gap_cost(means, sig, floor))
-        pm, ps, challenger, rule, beta = self._constants(prior)
+        pm, ps, challenger, _, beta = self._constants(prior)
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
             ttts_levels_run(state, mu, sig, pm, ps, levels, d0s, logcs, rule, beta, max_samples,

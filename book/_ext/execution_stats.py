@@ -8,7 +8,8 @@ a sample of them recomputed); the directive
 ``{execution-times}`` of this extension turns them into a numbered, captioned table (one row per
 chapter, linked, and a total), its argument being the caption; with the flag ``:audit:`` the
 table compares the full CPU time with the audited check's. It is meant for MyST pages (the table
-is written as a MyST ``list-table``).
+is written as a MyST ``list-table``). The role ``{run-cache-size}`results/runs``` writes the
+number of cached plans under that folder and their size (:func:`run_cache_size`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,26 @@ from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMES_FILE = ROOT / "notebooks" / "execution_times.json"
+
+
+def run_cache_size(directory: Path) -> tuple[int, int]:
+    """``(files, bytes)`` of the run cache's plan files (``<chapter>/<digest>.parquet``)."""
+    files = sorted(Path(directory).glob("*/*.parquet"))
+    return len(files), sum(f.stat().st_size for f in files)
+
+
+def size_text(files: int, size: int) -> str:
+    """``"102 files, 6.0 MB in all"``."""
+    return f"{files:,} files, {size / 1e6:.1f} MB in all"
+
+
+def run_cache_size_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{run-cache-size}`results/runs```: the size of that folder's run cache, as text."""
+    folder = ROOT / text.strip()
+    if not folder.is_dir():
+        msg = inliner.reporter.error(f"run-cache-size: no folder {text!r}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    return [nodes.Text(size_text(*run_cache_size(folder)))], []
 
 
 def table_rows(times: dict) -> list[list[str]]:
@@ -93,4 +114,5 @@ class ExecutionTimes(SphinxDirective):
 
 def setup(app):
     app.add_directive("execution-times", ExecutionTimes)
+    app.add_role("run-cache-size", run_cache_size_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
