@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import njit
 
 from .. import _validate as V
@@ -31,7 +32,7 @@ from ..priors import delta0 as _delta0_of
 from ..confidence import conf_factor, conf_log_const, indifference_split
 from ..kernels import (STOP_GLR, STOP_INDIFFERENCE, glr_passes, glr_passes_bernoulli,
                        record_level)
-from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level
+from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level, glr_threshold
 
 __all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
            "record_glr_stops"]
@@ -95,6 +96,17 @@ class IndifferenceZone:
         if self.indifference and self.indifference_glr == "proven":
             return PROVEN_GLR_THRESHOLDS[rewards]
         return None
+
+    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
+                           rewards: str = "gaussian") -> float | np.ndarray:
+        """The level of the squared normalised gap (twice the GLR statistic) at which this
+        specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
+        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
+        ``rewards`` under the indifference stop, its own ``threshold`` (a name of
+        :data:`~bai_lib.stopping.GLR_THRESHOLDS`) at ``δ`` otherwise. TTUCB and EB-TC, whose own
+        threshold is ``c(t, δ)``, override it."""
+        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
+        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
 
     def glr_delta(self, delta: float) -> float:
         """The level of the GLR test for a run at ``delta``: ``δ/4`` (the GLR share of

@@ -9,11 +9,10 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
-from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from ..confidence import conf_factor
-from ..stopping import GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, glr_threshold
+from ..stopping import GLR_THRESHOLDS
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_check_bernoulli,
@@ -301,15 +300,6 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         V.choice(self.update, UPDATE_SCHEDULES, "update")
         self._check_indifference()
-
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
-                           rewards: str = "gaussian") -> float | np.ndarray:
-        """The level of the squared normalised gap (twice the GLR statistic) at which this
-        specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
-        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
-        ``rewards`` under the indifference stop, its own ``threshold`` at ``δ`` otherwise."""
-        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
-        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
 
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         """For Bernoulli rewards, the Bernoulli GLR statistic and oracle

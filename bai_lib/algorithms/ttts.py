@@ -24,7 +24,6 @@ from typing import ClassVar, Optional
 
 import numpy as np
 from numba import njit
-from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import next_u64, std_normal, uniform
@@ -32,7 +31,7 @@ from ..confidence import conf_factor
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_refresh,
                        level_records, observe, record_glr_levels, record_rest, refill)
-from ..stopping import GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, glr_beta, glr_threshold
+from ..stopping import GLR_THRESHOLDS, glr_beta
 from .base import Algorithm, Bound, gap_cost
 from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
 from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, new_workspace, note_sampled,
@@ -412,15 +411,6 @@ class TTTS(IndifferenceZone, Algorithm):
         challenger: these draw the posterior up to a hundred times a step, about ``10^5`` to
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger != "exact" else 10**9
-
-    def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
-                           rewards: str = "gaussian") -> float | np.ndarray:
-        """The level of the squared normalised gap (twice the GLR statistic) at which this
-        specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
-        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
-        ``rewards`` under the indifference stop, its own ``threshold`` at ``δ`` otherwise."""
-        rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
-        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
 
     def _constants(self, prior):
         """Prior means and scales of the posterior, challenger code, threshold code, ``β``."""
