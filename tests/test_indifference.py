@@ -76,7 +76,7 @@ CASES = [  # means, noise, fixed Δ0, rewards
     ([0.0, 0.02], [1.0, 1.0], 0.1, "gaussian"),
     ([0.0, 1.0], [1.0, 2.0], 0.1, "gaussian"),
     ([0.3, 0.31, 0.0], [1.0, 0.5, 1.0], 0.2, "gaussian"),
-    ([0.30, 0.31], [0.5, 0.5], 0.05, "bernoulli"),
+    ([0.30, 0.31], [0.5, 0.5], 0.08, "bernoulli"),
 ]
 
 
@@ -110,7 +110,7 @@ def test_track_and_stop_with_the_stop_matches_a_plain_reference(tracking):
     step apart, and a tracking tie decided by rounding makes the trajectories part: most runs
     agree exactly, and the stopping times have the same law."""
     mu, sigma = np.array([0.0, 0.02, -0.3]), np.ones(3)
-    delta, d0, n = 0.1, 0.3, 30
+    delta, d0, n = 0.1, 0.45, 30
     res = simulate(TrackAndStop(tracking=tracking, update="every", indifference=True, delta0=d0),
                    None, sigma, delta, n, 12, means=mu)
     stop = _indifference(sigma, delta, d0)
@@ -210,12 +210,12 @@ def test_one_trajectory_scores_every_level(spec):
                          ids=["ttucb", "ebtc", "tas", "ttts"])
 def test_bayesian_error_below_delta_and_no_heavy_tail(spec):
     """Under the prior of Table 1, δ = 0.1: the 99.9% Clopper-Pearson upper end of the error is
-    below δ, and the longest of 3,000 runs is a small fraction of the plain algorithm's (whose runs
-    are censored at 10^8)."""
+    below δ, no run reaches 10^8 samples, and the longest of 3,000 runs is a small fraction of
+    the plain algorithm's (whose runs are censored at 10^7, which its tail reaches)."""
     H = GaussianPrior.standard(2)
     n = 3000
     iz = simulate(spec, H, 1.0, 0.1, n, 10, max_samples=10**8)
-    plain = simulate(type(spec)(), H, 1.0, 0.1, n, 10, max_samples=10**8)
+    plain = simulate(type(spec)(), H, 1.0, 0.1, n, 10, max_samples=10**7)
     errors = int(np.count_nonzero(~iz.correct))
     assert clopper_pearson(errors, n, 0.999)[1] < 0.1, errors
     assert not iz.censored.any()
