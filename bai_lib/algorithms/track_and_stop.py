@@ -306,14 +306,13 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         (:func:`~bai_lib.algorithms.track_and_stop.track_and_stop_levels_run_bernoulli`); the
         threshold ``β(t, δ)`` is used as is."""
         kernel = track_and_stop_levels_run_bernoulli if bernoulli else track_and_stop_levels_run
-        own = self.glr_rule("bernoulli" if bernoulli else "gaussian")
-        rule = GLR_THRESHOLDS[own or self.threshold]
+        name = self.glr_rule("bernoulli" if bernoulli else "gaussian") or self.threshold
+        rule = GLR_THRESHOLDS[name]
         c_tracking = self.tracking == "C"
         lazy_shift = UPDATE_SCHEDULES[self.update]
         sig = noise_stds
         check_variances(sig**2)
-        levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size,
-                                                               own or self.threshold)
+        levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size, name)
         default = max_samples
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):

@@ -412,12 +412,6 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger != "exact" else 10**9
 
-    def _constants(self, prior):
-        """Prior means and scales of the posterior, challenger code, threshold code, ``β``."""
-        return (np.ascontiguousarray(prior.means, dtype=np.float64),
-                np.ascontiguousarray(prior.stds, dtype=np.float64),
-                CHALLENGERS[self.challenger], GLR_THRESHOLDS[self.threshold], self.beta)
-
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
         """For Bernoulli rewards (``prior`` a :class:`~bai_lib.BetaPrior`), the conjugate Beta
         posterior and the Bernoulli GLR statistic
@@ -426,9 +420,9 @@ class TTTS(IndifferenceZone, Algorithm):
         Gaussian posteriors, so with ``k > 2`` arms the challenger is ``"resample"`` or
         ``"released"``."""
         sig = noise_stds
-        own = self.glr_rule("bernoulli" if bernoulli else "gaussian")
-        levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size, own or self.threshold)
-        rule = GLR_THRESHOLDS[own or self.threshold]
+        name = self.glr_rule("bernoulli" if bernoulli else "gaussian") or self.threshold
+        levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size, name)
+        rule, challenger, beta = GLR_THRESHOLDS[name], CHALLENGERS[self.challenger], self.beta
         default = max_samples
         d0 = tuple(d0s.tolist()) if d0s.size else (None,) * levels.size
         floor = d0s.min() if d0s.size else 1e-12
@@ -440,8 +434,6 @@ class TTTS(IndifferenceZone, Algorithm):
                                  "rewards on k > 2 arms use challenger='resample' or 'released'")
             a = np.ascontiguousarray(prior.a, dtype=np.float64)
             b = np.ascontiguousarray(prior.b, dtype=np.float64)
-            challenger = CHALLENGERS[self.challenger]
-            beta = self.beta
 
             def run_bernoulli(state, mu, out_tau, out_rec, out_code, cancel=None,
                               max_samples=default):
@@ -450,7 +442,8 @@ class TTTS(IndifferenceZone, Algorithm):
                                           cancel_flag(cancel))
 
             return Bound(run_bernoulli, d0, lambda means: gap_cost(means, sig, floor))
-        pm, ps, challenger, _, beta = self._constants(prior)
+        pm = np.ascontiguousarray(prior.means, dtype=np.float64)
+        ps = np.ascontiguousarray(prior.stds, dtype=np.float64)
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
             ttts_levels_run(state, mu, sig, pm, ps, levels, d0s, logcs, rule, beta, max_samples,
