@@ -1,11 +1,21 @@
 """Every page of the built book, opened in headless Chromium as a reader would see it.
 
 Served by ``http.server`` on 127.0.0.1 from the session's build (no network needed), each page
-is checked at 1280 px: MathJax typeset everything without errors and no raw TeX delimiters are
-left in the visible text; no table, figure, output block or display equation is wider than the
-content column, no visible code cell (one not folded into a toggle) scrolls sideways, and no
-result is printed as a fixed-width text table; every internal link and ``#anchor`` resolves;
-the console shows no errors from the book's own scripts.
+is checked at 1280 px: MathJax typeset everything without errors (no error box, and no undefined
+control sequence such as ``\\bnu``, which MathJax shows as its name in red) and no raw TeX
+delimiters are left in the visible text; no table, figure, output block or display equation is
+wider than the content column, no word, number or date of a table cell (headings of pandas tables
+included) is broken across lines, no visible code cell (one not folded into a toggle) scrolls
+sideways, and no result is printed as a fixed-width text table; every internal link and
+``#anchor`` resolves; the console shows no errors from the book's own scripts.
+
+At a 400 px phone width: the sidebar buttons open the chapter list and the page contents as
+drawers, and a tap on an entry of the page contents closes its drawer and scrolls to the entry's
+section; formulas stay inside the column or scroll in their own box with a cue, images keep their
+proportions, table cells break no word, and the results tables of the introduction and of the
+certified-error chapter are read without scrolling sideways.
+At 1280 px the sidebar button collapses and restores the sidebar. Under print media only the page
+itself is shown; the search page's snippets show formulas as text, not TeX.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (and ``selenium`` from the lock file). When
 they are missing the test is skipped with a message naming them, unless
@@ -67,26 +77,62 @@ for (const pre of document.querySelectorAll('div.cell_input pre')) {
 return out;
 """
 
-# No word or number of a table cell is broken across lines (a column squeezed until "8,991"
-# becomes "8,99 / 1"); the headings of wide pandas tables may break (book.css).
+# No word, number or date of a table cell is broken across lines, headings of pandas tables
+# included: not "Media / n", "cens / ored" (a heading squeezed letter by letter), "8,99 / 1" or
+# "2026-11- / 27". Where each word lies is read from the layout itself: the boxes of its text (a
+# Range over it) on more than one line. A line may end after the hyphen or slash of a compound
+# word that has letters ("Track-and- / Stop", "half- / width"), as in the text. Returns each
+# broken word with a "/" where its line ends, one per cell.
 BROKEN_WORDS_JS = r"""
-const probe = document.createElement('span');
-probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;left:-9999px';
-document.body.appendChild(probe);
+const range = document.createRange();
+const boxes = (node, start, end) => {
+  range.setStart(node, start);
+  range.setEnd(node, end);
+  return Array.from(range.getClientRects()).filter(r => r.width > 0);
+};
 const out = [];
 for (const cell of document.querySelectorAll('article.bd-article table :is(td, th)')) {
-  if (cell.closest('details:not([open])') || (cell.closest('table.dataframe') && cell.closest('thead'))) continue;
-  const cs = getComputedStyle(cell);
-  const room = cell.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
-  if (room <= 0) continue;
-  probe.style.font = cs.font;
-  for (const word of cell.innerText.split(/\s+/)) {
-    if (!word) continue;
-    probe.textContent = word;
-    if (probe.getBoundingClientRect().width > room + 1) { out.push(word); break; }
+  if (cell.closest('details:not([open])')) continue;
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let broken = null;
+  for (let node = walker.nextNode(); node && !broken; node = walker.nextNode()) {
+    if (node.parentElement.closest('mjx-container, script, style')) continue;
+    for (const m of node.data.matchAll(/\S+/g)) {
+      const word = m[0];
+      const rects = boxes(node, m.index, m.index + word.length);
+      const firstLine = r => r.top < rects[0].bottom - 2;
+      if (rects.every(firstLine)) continue;
+      let i = 1;   // the first character on a later line
+      while (i < word.length && boxes(node, m.index + i, m.index + i + 1).every(firstLine)) i++;
+      if (/[-\/]$/.test(word.slice(0, i)) && /\p{L}/u.test(word)) continue;
+      broken = word.slice(0, i) + '/' + word.slice(i);
+      break;
+    }
   }
+  if (broken) out.push(broken);
 }
-probe.remove();
+return out;
+"""
+
+# Every error MathJax shows in a formula: a TeX error box (mjx-merror, with its message in
+# data-mjx-error; the copy in the formula's hidden MathML for screen readers is not counted again),
+# and an undefined control sequence, which the noundefined extension of MathJax 3 typesets as its
+# own name in red (an mjx-mtext coloured red whose characters, mjx-c elements, spell "\bnu"),
+# with no error element.
+MATHJAX_ERRORS_JS = r"""
+const out = [];
+for (const el of document.querySelectorAll('mjx-merror, [data-mjx-error]')) {
+  if (el.closest('mjx-assistive-mml')) continue;
+  out.push('error: ' + (el.getAttribute('data-mjx-error') || el.textContent).slice(0, 80));
+}
+for (const t of document.querySelectorAll('mjx-container mjx-mtext')) {
+  if (t.closest('mjx-merror') || getComputedStyle(t).color !== 'rgb(255, 0, 0)') continue;
+  const name = Array.from(t.querySelectorAll('mjx-c'), c => {
+    const hex = /\bmjx-c([0-9A-F]+)\b/.exec(c.className);
+    return hex ? String.fromCodePoint(parseInt(hex[1], 16)) : '?';
+  }).join('');
+  out.push('undefined control sequence ' + (name || t.textContent));
+}
 return out;
 """
 
@@ -197,10 +243,10 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
         n_checks += 1
         if state != "ok":
             problems.append(f"{page}: MathJax {state}")
-        n_merror = driver.execute_script("return document.querySelectorAll('mjx-merror').length")
+        errors = driver.execute_script(MATHJAX_ERRORS_JS)
         n_checks += 1
-        if n_merror:
-            problems.append(f"{page}: {n_merror} MathJax errors")
+        if errors:
+            problems.append(f"{page}: {len(errors)} MathJax errors, e.g. {errors[:3]}")
         text = driver.execute_script(VISIBLE_TEXT_JS)
         n_checks += 1
         for delim in ("\\(", "\\)", "\\[", "\\]", "$$"):
@@ -344,6 +390,58 @@ def test_navigation_opens_at_every_width(served_book, driver):
         toggle.click()
         _wait_for(driver, SIDEBAR_SHOWN_JS.replace("SHOWN", "true"),
                   "a second click brings the sidebar back")
+    finally:
+        _emulate(driver, None)
+
+
+# The href of every in-page entry (#anchor) that the page contents drawer shows
+DRAWER_ENTRIES_JS = r"""
+return Array.from(document.querySelectorAll('#pst-secondary-sidebar-modal a[href^="#"]'))
+  .filter(a => a.getBoundingClientRect().height > 0)
+  .map(a => a.getAttribute('href'));
+"""
+
+# Where the section named by the address's #anchor lies: [scrollY, top of the section heading in
+# the viewport, bottom of the article header that stays at the top of the screen]
+ANCHOR_PLACE_JS = r"""
+const target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+if (!target) return null;
+const header = document.querySelector('.bd-header-article');
+return [scrollY, target.getBoundingClientRect().top,
+        header ? header.getBoundingClientRect().bottom : 0];
+"""
+
+
+def test_page_contents_drawer_closes_after_a_tap(served_book, driver):
+    """On a phone, tapping an entry of the page contents drawer ("On this page") closes the
+    drawer and shows the section of that entry (_static/toc_drawer.js)."""
+    html, base = served_book
+    url = f"{base}/notebooks/04_algorithm1.html"
+    try:
+        _emulate(driver, PHONE)
+        _open(driver, url)
+        _visible(driver, ".bd-header-article .secondary-toggle").click()
+        _wait_for(driver, "return document.querySelector('#pst-secondary-sidebar-modal').open",
+                  "the page contents drawer opens at 400 px")
+        entries = driver.execute_script(DRAWER_ENTRIES_JS)
+        assert len(entries) >= 3, f"page contents drawer: {entries}"
+        # an entry far down the page, so that following it has to scroll
+        href = entries[-1]
+        link = driver.find_element(
+            "css selector", f'#pst-secondary-sidebar-modal a[href="{href}"]')
+        link.click()
+        _wait_for(driver, "return !document.querySelector('#pst-secondary-sidebar-modal').open",
+                  f"the page contents drawer closes after a tap on {href}")
+        assert not driver.execute_script(VISIBLE_LINKS_JS, "#pst-secondary-sidebar-modal"), \
+            "the closed drawer still shows links"
+        assert driver.execute_script("return location.hash") == href
+        # the section's heading ends up just below the article header (the browser scrolls to
+        # it, smoothly or at once)
+        place = _wait_for(
+            driver, "const p = (function () {" + ANCHOR_PLACE_JS + "})();"
+                    "return p && p[0] > 0 && Math.abs(p[1] - p[2]) < 60 ? p : null;",
+            f"the page scrolls until the section {href} starts below the article header")
+        assert place[0] > 500, f"the page is scrolled by {place[0]} px only: {place}"
     finally:
         _emulate(driver, None)
 
