@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 if TYPE_CHECKING:  # pandas is imported only when a table is built
     import pandas as pd
 
-__all__ = ["count", "counted", "rate", "interval", "number", "table"]
+__all__ = ["count", "counted", "counted_of", "count_with", "rate", "interval", "in_range",
+           "number", "table"]
 
 _SUFFIX = ((1e9, "billion"), (1e6, "million"))
 
@@ -59,6 +60,59 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"no {noun}" if n == 0 else f"{count(n)} {word}"
 
 
+def _whole(n, name: str) -> int:
+    """``n`` as an ``int`` if it is a non-negative whole number (not a bool)."""
+    try:
+        whole = not isinstance(n, bool) and float(n).is_integer() and n >= 0
+    except (TypeError, ValueError):
+        whole = False
+    if not whole:
+        raise ValueError(f"{name} must be a non-negative whole number, got {n!r}")
+    return int(n)
+
+
+def counted_of(k: int, n: int, noun: str, plural: str | None = None) -> str:
+    """``k`` of ``n`` things, in words that read as a finished phrase.
+
+    ``"3 of the 33 grid points"``; ``"all 33 grid points"`` and ``"none of the 33 grid points"``
+    at the ends; with two things ``"both sets"`` and ``"neither set"``; with one, ``"the one
+    set"`` or ``"no set"``. Numbers are written by :func:`count`; ``plural`` defaults to
+    ``noun + "s"``.
+    """
+    n = _whole(n, "n")
+    k = _whole(k, "k")
+    if k > n:
+        raise ValueError(f"k must not exceed n, got k = {k!r} and n = {n!r}")
+    if not isinstance(noun, str) or not noun:
+        raise ValueError(f"noun must be a non-empty string, got {noun!r}")
+    if plural is not None and (not isinstance(plural, str) or not plural):
+        raise ValueError(f"plural must be a non-empty string or None, got {plural!r}")
+    if n == 0:
+        raise ValueError("n must be at least 1: there is nothing to count k out of")
+    many = noun + "s" if plural is None else plural
+    if n == 1:
+        return f"the one {noun}" if k == 1 else f"no {noun}"
+    if n == 2 and k != 1:
+        return f"both {many}" if k == 2 else f"neither {noun}"
+    if k == n:
+        return f"all {count(n)} {many}"
+    if k == 0:
+        return f"none of the {count(n)} {many}"
+    return f"{count(k)} of the {count(n)} {many}"
+
+
+def count_with(n: int, part: int, label: str) -> str:
+    """A count with a part of it in brackets: ``count_with(994, 4, "wrong")`` gives
+    ``"994 (4 wrong)"``, both numbers written by :func:`count`."""
+    n = _whole(n, "n")
+    part = _whole(part, "part")
+    if part > n:
+        raise ValueError(f"part must not exceed n, got part = {part!r} and n = {n!r}")
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"label must be a non-empty string, got {label!r}")
+    return f"{count(n)} ({count(part)} {label})"
+
+
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -99,6 +153,14 @@ def interval(lo: float, hi: float, fmt: Callable[[float], str] = number) -> str:
     if _finite(lo) is None or _finite(hi) is None:
         return "–"
     return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def in_range(value: float, lo: float, hi: float, fmt: Callable[[float], str] = number) -> str:
+    """A value and the range it is tested against, ``"235,633 in [141,754, 329,512]"``, all three
+    numbers written by ``fmt`` (the range by :func:`interval`, so ``"–"`` if an end is ``nan``)."""
+    if not callable(fmt):
+        raise ValueError(f"fmt must be a function of one number, got {fmt!r}")
+    return f"{fmt(value)} in {interval(lo, hi, fmt)}"
 
 
 def table(rows: Sequence[Mapping], columns: Mapping[str, tuple],

@@ -36,7 +36,7 @@ PUBLIC_MODULES = [
     "bounds", "opt2", "oracle", "stopping", "confidence",
     "executor", "result", "plan", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
-    "published",
+    "published", "tables",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
 ]

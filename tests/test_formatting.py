@@ -73,3 +73,55 @@ def test_counted_agrees_the_noun_with_the_number():
             F.counted(bad, "run")
     with pytest.raises(ValueError, match="noun"):
         F.counted(2, "")
+
+
+def test_counted_of_reads_as_a_finished_phrase():
+    assert F.counted_of(3, 33, "grid point") == "3 of the 33 grid points"
+    assert F.counted_of(33, 33, "grid point") == "all 33 grid points"
+    assert F.counted_of(0, 33, "grid point") == "none of the 33 grid points"
+    assert F.counted_of(2, 2, "set") == "both sets"
+    assert F.counted_of(0, 2, "set") == "neither set"
+    assert F.counted_of(1, 2, "set") == "1 of the 2 sets"
+    assert F.counted_of(1, 1, "run") == "the one run"
+    assert F.counted_of(0, 1, "run") == "no run"
+    assert F.counted_of(np.int64(6), np.int64(6), "indifference stop") == "all 6 indifference stops"
+    assert F.counted_of(4, 1000, "run") == "4 of the 1,000 runs"
+    assert F.counted_of(3, 5, "copy", "copies") == "3 of the 5 copies"
+    assert F.counted_of(5, 5, "copy", "copies") == "all 5 copies"
+    for k, n in ((-1, 3), (2.5, 3), (True, 3)):
+        with pytest.raises(ValueError, match="k must"):
+            F.counted_of(k, n, "run")
+    for n in (-1, 2.5, False, "3"):
+        with pytest.raises(ValueError, match="n must"):
+            F.counted_of(0, n, "run")
+    with pytest.raises(ValueError, match="k must not exceed n"):
+        F.counted_of(4, 3, "run")
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        F.counted_of(0, 0, "run")
+    with pytest.raises(ValueError, match="noun"):
+        F.counted_of(1, 3, "")
+    with pytest.raises(ValueError, match="plural"):
+        F.counted_of(1, 3, "copy", "")
+
+
+def test_count_with_puts_the_part_in_brackets():
+    assert F.count_with(994, 0, "wrong") == "994 (0 wrong)"
+    assert F.count_with(1000, 4, "wrong") == "1,000 (4 wrong)"
+    assert F.count_with(np.int64(2), np.int64(1), "wrong") == "2 (1 wrong)"
+    with pytest.raises(ValueError, match="part must not exceed n"):
+        F.count_with(2, 3, "wrong")
+    with pytest.raises(ValueError, match="n must"):
+        F.count_with(-1, 0, "wrong")
+    with pytest.raises(ValueError, match="part must"):
+        F.count_with(3, 1.5, "wrong")
+    with pytest.raises(ValueError, match="label"):
+        F.count_with(3, 1, "")
+
+
+def test_in_range_formats_the_value_and_its_interval_alike():
+    assert F.in_range(235633, 141754.2, 329512.0, F.count) == "235,633 in [141,754, 329,512]"
+    assert F.in_range(0.004, 0.00109, 0.0102, F.rate) == "0.4% in [0.1%, 1.0%]"
+    assert F.in_range(3.14159, 3.0, 3.5) == "3.14 in [3.00, 3.50]"
+    assert F.in_range(1.0, float("nan"), 2.0) == "1.00 in –"
+    with pytest.raises(ValueError, match="fmt"):
+        F.in_range(1.0, 0.0, 2.0, "count")
