@@ -195,7 +195,7 @@ def _states(seed, n):
 @pytest.mark.parametrize("tracking", ["D", "C"])
 def test_track_and_stop_against_reference(case, tracking):
     mu, sigma = INSTANCES[case], SIGMAS[case]
-    n, delta = (300 if mu.size == 2 else 150), 0.05
+    n, delta = (150 if mu.size == 2 else 75), 0.05
     res = simulate(TrackAndStop(tracking=tracking, update="every"), None, sigma, delta, n, 11,
                    means=mu, progress=False)
     ref = np.array([ref_tas(st, mu, sigma, delta, tracking, 10**6) for st in _states(11, n)])
@@ -247,7 +247,7 @@ def test_ttts_any_beta_matches_reference_run_for_run(case, beta):
     mu, sigma = INSTANCES[case], SIGMAS[case]
     k = mu.size
     H = GaussianPrior(np.zeros(k), np.ones(k))
-    n = 100 if k == 2 else 40
+    n = 100 if k == 2 else 20
     res = simulate(TTTS(beta=beta, challenger="resample"), H, sigma, 0.05, n, 14, means=mu,
                    progress=False)
     ref = np.array([ref_ttts(st, mu, sigma, np.zeros(k), np.ones(k), 0.05, beta, 10**6)

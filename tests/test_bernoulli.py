@@ -62,7 +62,7 @@ def test_kl_widths_match_a_plain_reference_run_for_run(spec, mu):
     mu = np.array(mu)
     delta = 0.1
     # the reference solves its intervals slowly near 1/2: fewer runs, and a wider Δ0 there
-    n_runs, d0 = (3, 0.1) if mu[0] > 0.5 else (10, 0.05)
+    n_runs, d0 = (3, 0.1) if mu[0] > 0.5 else (5, 0.05)
     spec = dataclasses.replace(spec, delta0=d0)
     res = simulate(spec, None, None, delta, n_runs, 8, means=mu, rewards="bernoulli")
     for r in range(n_runs):

@@ -74,3 +74,28 @@ def test_no_e_notation_in_prose_or_tables(built_book):
         found = [text[max(0, m.start() - 40):m.end()].strip()
                  for m in re.finditer(r"\b\d+(?:\.\d+)?[eE][+-]?\d+\b", text)]
         assert not found, f"{page.name} shows e-notation: {found[:3]}"
+
+
+def test_the_papers_tables_are_named_as_the_papers(built_book):
+    """The book numbers its own tables and figures per chapter (``Table 10.2``, ``Fig. 13.1``), and
+    a table of the paper is always "the paper's Table 1" (or "the paper's Tables 1 and 3"), so
+    that no bare ``Table 1`` can be read as either."""
+    import re
+
+    html, _ = built_book
+    pages = [*(html / "notebooks").glob("*.html"), *(html / "book").glob("*.html")]
+    checked = 0
+    for page in pages:
+        text = page.read_text()
+        text = re.sub(r"<(pre|script|style|code)\b[^>]*>.*?</\1>", " ", text, flags=re.S)
+        text = re.sub(r"<[^>]+>", " ", text)
+        text = re.sub(r"\s+", " ", text.replace("&#8217;", "'").replace("’", "'"))
+        numbers = re.findall(r"\b(?:Table|Fig\.) (\d+(?:\.\d+)?)", text)
+        checked += len(numbers)
+        own = [n for n in re.findall(r"caption-number\W+(?:Table|Fig\.) ([\d.]+)", page.read_text())]
+        assert all("." in n for n in own), f"{page.name}: a table or figure numbered {own}"
+        bare = [text[max(0, m.start() - 40):m.end() + 10] for m in
+                re.finditer(r"\bTables? \d+(?![.\d])", text)
+                if "paper's" not in text[max(0, m.start() - 12):m.start()]]
+        assert not bare, f"{page.name}: the paper's tables named without 'the paper's': {bare[:4]}"
+    assert checked > 50, checked

@@ -200,6 +200,8 @@ from bai_lib.plotting import MIN_TEXT_PX, PHONE_COLUMN_PX, use_style  # noqa: E4
 use_style()
 _STYLE_DPI = matplotlib.rcParams["figure.dpi"]
 _FONTSIZE = re.compile(r"fontsize\s*=\s*([0-9.]+)")
+# matplotlib's relative sizes below "medium" scale the style's 10 pt down (to 8.33 pt and less)
+_NAMED_SMALL = re.compile(r"(?:fontsize|size)\s*=\s*[\"'](?:xx-small|x-small|small|smaller)[\"']")
 _FRAC_IN_LABEL = re.compile(r"label\s*=\s*r?[\"'][^\"']*\\frac")
 
 
@@ -220,6 +222,8 @@ def test_figures_are_sharp_and_legible_on_a_phone(ipynb):
         src = "".join(c["source"])
         for size in _FONTSIZE.findall(src):
             assert float(size) >= 10, f"{ipynb.name} cell {i}: fontsize={size} is below 10 pt"
+        small = _NAMED_SMALL.search(src)
+        assert not small, f"{ipynb.name} cell {i}: {small.group(0)} is below the style's 10 pt"
         assert not _FRAC_IN_LABEL.search(src), f"{ipynb.name} cell {i}: \\frac in a legend label"
         for o in c.get("outputs", []):
             png = o.get("data", {}).get("image/png")

@@ -12,9 +12,9 @@ figure)::
     ---
 
 With a name that starts with ``tab-`` the output (a results table) is numbered on the tables'
-counter instead, with its caption above it, so the book has "Fig. 3" and "Table 3" as a
-reader expects, and
-``{numref}`tab-...``` refers to it. Every image inside a captioned figure gets the caption as
+counter instead, with its caption above it, so the book has "Fig. 10.3" and "Table 10.3" as a
+reader expects (numbered within each chapter, ``numbered: 1`` in ``_toc.yml``, so that they
+cannot be mistaken for the paper's Tables 1–7), and ``{numref}`tab-...``` refers to it. Every image inside a captioned figure gets the caption as
 its alternative text (myst-nb would otherwise leave the file name).
 """
 
@@ -42,7 +42,7 @@ _SYMBOLS = {
     "times": "×", "cdot": "·", "infty": "∞", "to": "→", "pm": "±", "sqrt": "√",
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ", "varepsilon": "ε",
     "epsilon": "ε", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "sigma": "σ", "tau": "τ",
-    "xi": "ξ", "theta": "θ", "bmu": "μ", "bH": "H", "sim": "∼", "in": "∈", "sum": "Σ",
+    "xi": "ξ", "theta": "θ", "bmu": "μ", "bH": "H", "bnu": "ν", "sim": "∼", "in": "∈", "sum": "Σ",
     "prod": "Π", "int": "∫", "otimes": "⊗", "ldots": "…", "dots": "…", "cdots": "…",
     "log": "log ", "exp": "exp ", "min": "min ", "max": "max ",
 }
