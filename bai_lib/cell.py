@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from collections.abc import Sequence
 from typing import Optional
 
@@ -21,7 +22,7 @@ from .algorithms import ALGORITHMS, Algorithm
 from .plan import RunPlan
 from .priors import GaussianPrior
 
-__all__ = ["Cell", "ConfigError", "noise_label"]
+__all__ = ["Cell", "ConfigError", "noise_label", "read_description"]
 
 
 class ConfigError(ValueError):
@@ -51,6 +52,23 @@ def noise_label(noise_stds: Sequence[float]) -> str:
     if len(set(values)) == 1:
         return f"{values[0]:g}"
     return ", ".join(f"{x:g}" for x in values)
+
+
+def read_description(path: Path) -> dict:
+    """The description in a cell's ``cell.json`` in a result store (:meth:`Cell.description`),
+    as a dict; an unreadable, truncated or non-object file is refused with a
+    :class:`ConfigError` naming it in one line (whether it describes a valid cell is checked by
+    :meth:`Cell.from_description`)."""
+    try:
+        description = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ConfigError(f"{path}: not readable as JSON ({err}); restore the file or remove "
+                          "its directory") from None
+    if not isinstance(description, dict):
+        raise ConfigError(f"{path}: a cell description is a JSON object, got "
+                          f"{type(description).__name__}; restore the file or remove its "
+                          "directory")
+    return description
 
 
 @dataclass(frozen=True)

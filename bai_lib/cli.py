@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from pathlib import Path
 from collections.abc import Sequence
 from typing import Optional
 
@@ -179,12 +180,16 @@ def _dispatch(args) -> int:
 
     if args.command == "summary":
         store = ResultStore(args.store)
-        if not store.cells():
+        if not any(Path(args.store).glob("config=*")):
             raise ValueError(f"STORE {args.store}: no result store here")
         left_out: dict = {}
         table = summary_table(store, args.format, left_out)  # one pass: rows and notes agree
         for cid, status in left_out.items():
             for problem in status.problems:
+                if problem.path.name == "cell.json" or problem.path.name == f"config={cid}":
+                    # the cell's description is missing: nothing to set aside
+                    print(f"bai-lib summary: config {cid}: {problem}; left out", file=sys.stderr)
+                    continue
                 print(f"bai-lib summary: config {cid}: shard {problem}; left out; run its "
                       "sweep again to set the shard aside and recompute it", file=sys.stderr)
             if not status.problems:

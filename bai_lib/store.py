@@ -18,10 +18,13 @@ already on disk and deletes the temporary files a kill left (:meth:`ResultStore.
 
 Each shard proves what it holds: its Parquet metadata carries a manifest (the cell, the run
 range, the row count and a SHA-256 of its values, :func:`content_hash`), and every read checks
-the file against it. A shard that is short, another cell's, edited, renamed or unreadable is
-named (:class:`ShardProblem`) and never read; ``summary`` leaves its cell out, and the next
-sweep moves it to ``set-aside/`` (never deletes it) and computes its runs again. A cell
-appears in a summary only when verified shards cover all its runs.
+the file against it. A shard that is short, another cell's, edited, renamed, unreadable or
+undecodable (any error reading it, down to one flipped byte) is named (:class:`ShardProblem`)
+and never read; ``summary`` leaves its cell out, and the next sweep moves it to ``set-aside/``
+(never deletes it) and computes its runs again. A cell appears in a summary only when verified
+shards cover all its runs; ``summary`` also names a cell directory without its ``cell.json``.
+A symbolic link in place of a cell directory, ``set-aside/``, its ``reasons.txt`` or
+``.writer.lock`` is refused, never followed.
 
 Columns (:data:`COLUMNS`): ``config``, ``seed``, ``run``, ``algorithm`` (its label), ``prior``,
 ``k``, ``delta``, ``delta0``, ``max_samples``, then the run's ``tau``, ``recommendation``,
@@ -35,7 +38,9 @@ Reading needs pandas and pyarrow (the ``scale`` extra, ``pip install bai_lib[sca
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import errno
 import hashlib
 import importlib
 import json
@@ -49,7 +54,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
-from .cell import Cell, ConfigError, noise_label
+from .cell import Cell, ConfigError, noise_label, read_description
 from .result import SimulationResult
 
 if TYPE_CHECKING:  # pandas and pyarrow are imported when a table is read (the scale extra)
@@ -76,12 +81,15 @@ HASHED_COLUMNS = tuple(c for c in COLUMNS if c not in WALL_CLOCK_COLUMNS)
 #: Key of a shard's manifest in the Parquet file's metadata.
 MANIFEST_KEY = b"bai_lib.shard"
 
+_MAGIC = b"PAR1"  # first and last bytes of a Parquet file
+_ARROW_SCHEMA = b"ARROW:schema"  # footer key of the Arrow schema pyarrow serializes
 _SHARD = re.compile(r"^runs-(\d+)-(\d+)\.parquet$")
 
 
 @dataclass(frozen=True)
 class ShardProblem:
-    """A shard file that fails verification: its path and why, in a few words."""
+    """A shard file that fails verification, or a cell's missing ``cell.json``: its path and
+    why, in a few words."""
 
     path: Path
     reason: str
@@ -92,7 +100,9 @@ class ShardProblem:
 
 class Incomplete(NamedTuple):
     """A cell of the store that is not summarised: its verified runs, the runs it plans, and
-    the shards that failed verification (:class:`ShardProblem`)."""
+    the shards that failed verification (:class:`ShardProblem`). A cell directory without its
+    ``cell.json`` is ``Incomplete(0, 0, (problem,))``, the problem naming the missing file
+    (its run count is unknown without it)."""
 
     done: int
     runs: int
@@ -117,23 +127,54 @@ def content_hash(table: "pyarrow.Table") -> str:
 
 def _verified(path: Path, config: str, first: int, stop: int, runs: int):
     """``(table, None)`` when the shard at ``path`` is runs ``first..stop-1`` of cell
-    ``config`` exactly as its manifest records them, else ``(None, reason)``."""
-    pa = _scale_import("pyarrow")
-    pq = _scale_import("pyarrow.parquet")
+    ``config`` exactly as its manifest records them, else ``(None, reason)``. Any exception
+    reading or decoding the file raises (pyarrow's, ``UnicodeDecodeError``, JSON's, ...)
+    becomes a reason naming its class."""
     if not first < stop <= runs:
         return None, f"runs {first}..{stop - 1} are not runs of this cell (it has {runs:,})"
+    pq = _scale_import("pyarrow.parquet")
     try:
-        table = pq.read_table(path)
-    except (OSError, ValueError, pa.ArrowException) as err:
-        return None, f"not readable as Parquet ({type(err).__name__}: damaged, or not Parquet)"
+        with open(path, "rb") as fh:
+            head = fh.read(len(_MAGIC))
+        with pq.ParquetFile(path) as pf:
+            table = pf.read()
+            footer = pf.metadata.metadata or {}
+    except Exception as err:  # noqa: BLE001 - every failure names the file
+        return None, f"not readable as Parquet ({_what(err)}; damaged, or not Parquet)"
+    if head != _MAGIC:  # pyarrow reads the footer's copy of the magic bytes only
+        return None, "not readable as Parquet (its first bytes are not PAR1; damaged)"
+    try:
+        return _matches_manifest(table, footer, config, first, stop)
+    except Exception as err:  # noqa: BLE001 - every failure names the file
+        return None, f"not decodable ({_what(err)}; damaged)"
+
+
+def _what(err: BaseException) -> str:
+    """An exception as its class and the start of its message's first line."""
+    text = str(err).split("\n")[0].strip()
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _matches_manifest(table, footer: dict, config: str, first: int, stop: int):
+    """:func:`_verified` for a table read by ``ParquetFile.read`` and its footer's key-value
+    metadata; raises on a value it cannot decode. pyarrow writes the manifest twice, in the
+    footer (``ParquetFile.read`` gives it) and in the serialized Arrow schema (``read_table``
+    and pandas give it): the two must agree."""
+    pa = _scale_import("pyarrow")
     raw = (table.schema.metadata or {}).get(MANIFEST_KEY)
     if raw is None:
         return None, "no manifest (not written by this store)"
+    if _ARROW_SCHEMA in footer:
+        serialized = base64.b64decode(footer[_ARROW_SCHEMA], validate=True)
+        schema = pa.ipc.read_schema(pa.py_buffer(serialized))
+        if (schema.metadata or {}).get(MANIFEST_KEY) != raw:
+            return None, "its two copies of the manifest differ (damaged)"
     try:
         manifest = json.loads(raw)
         m_config, m_range = manifest["config"], (manifest["first"], manifest["stop"])
         m_rows, m_hash = manifest["rows"], manifest["sha256"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError):  # UnicodeDecodeError is a ValueError
         return None, "its manifest is not readable"
     if m_config != config:
         return None, f"a shard of config {m_config}, not of this cell (copied here?)"
@@ -145,6 +186,9 @@ def _verified(path: Path, config: str, first: int, stop: int, runs: int):
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         return None, f"columns {missing} missing"
+    for name in WALL_CLOCK_COLUMNS:  # not hashed: their type is checked instead
+        if not pa.types.is_floating(table.column(name).type):
+            return None, f"column {name!r} is {table.column(name).type}, not a float (damaged?)"
     if content_hash(table) != m_hash:
         return None, "its values differ from those its manifest records (edited?)"
     return table, None
@@ -186,29 +230,29 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def _link_error(path: Path) -> ConfigError:
+    return ConfigError(f"{path}: a symbolic link inside the result store; the store writes and "
+                       "deletes files only in its own directories: replace the link by the "
+                       "file or directory it points to, or remove it")
+
+
 def _own_dir(d: Path) -> Path:
     """``d``, a cell directory of the store, unless it is a symbolic link: the store writes and
     deletes files only below its own directory."""
     if d.is_symlink():
-        raise ConfigError(f"{d}: a symbolic link inside the result store; the store writes and "
-                          "deletes files only in its own directories: replace the link by the "
-                          "directory it points to, or remove it")
+        raise _link_error(d)
     return d
 
 
-def _read_description(path: Path) -> dict:
-    """A ``cell.json``, as a dict; an unreadable, truncated or non-object file is refused in
-    one line naming it."""
+def _open_own(path: Path, flags: int, mode: str):
+    """``path`` opened, created if missing, without following a symbolic link (refused)."""
     try:
-        description = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ConfigError(f"{path}: not readable as JSON ({err}); restore the file or remove "
-                          "its directory") from None
-    if not isinstance(description, dict):
-        raise ConfigError(f"{path}: a cell description is a JSON object, got "
-                          f"{type(description).__name__}; restore the file or remove its "
-                          "directory")
-    return description
+        fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if err.errno == errno.ELOOP or path.is_symlink():
+            raise _link_error(path) from None
+        raise
+    return os.fdopen(fd, mode)
 
 
 def missing_ranges(runs: int, done: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -252,7 +296,7 @@ class ResultStore:
         path = d / "cell.json"
         text = json.dumps(description, sort_keys=True, indent=1)
         if path.exists():
-            if _read_description(path) != json.loads(text):
+            if read_description(path) != json.loads(text):
                 raise ValueError(f"store {self.path}: {path.name} of config {config} describes "
                                  "another cell; use a new store directory")
             return
@@ -287,11 +331,13 @@ class ResultStore:
         """Hold the store's writer lock (an advisory ``flock`` on ``.writer.lock`` in the store
         directory) for the duration of the ``with`` block: a second writer, in this or another
         process, is refused at once with a ``ValueError`` instead of deleting the first one's
-        temporary files. The lock goes with the process (also on SIGKILL)."""
+        temporary files. The lock goes with the process (also on SIGKILL). A symbolic link in
+        place of the lock file is refused (:class:`~bai_lib.cell.ConfigError`), never
+        followed."""
         import fcntl
 
         self.path.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path / ".writer.lock", "a+")
+        fh = _open_own(self.path / ".writer.lock", os.O_RDWR, "r+")
         try:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -315,7 +361,7 @@ class ResultStore:
             for d in self.path.glob("config=*"):
                 for f in _own_dir(d).glob(".*.tmp"):
                     f.unlink(missing_ok=True)
-                n += 1
+                    n += 1
         return n
 
     # -- reading -----------------------------------------------------------------------------
@@ -323,18 +369,43 @@ class ResultStore:
     def cells(self) -> dict:
         """``{config id: description}`` of every cell in the store, each checked: a
         ``cell.json`` that is unreadable, not a description, or describes another cell than its
-        directory's id raises :class:`~bai_lib.cell.ConfigError` naming the file."""
-        out = {}
+        directory's id raises :class:`~bai_lib.cell.ConfigError` naming the file. (A directory
+        without a ``cell.json`` is not listed: :meth:`summary` names it.)"""
+        return self._scan()[0]
+
+    def _scan(self) -> tuple[dict, dict]:
+        """:meth:`cells`, and ``{config id: ShardProblem}`` for each ``config=...`` entry without
+        a ``cell.json`` (its shards cannot be verified without the cell's run count)."""
+        described, undescribed = {}, {}
         if not self.path.is_dir():
-            return out
+            return described, undescribed
         for d in sorted(self.path.glob("config=*")):
+            config = d.name.split("=", 1)[1]
             f = _own_dir(d) / "cell.json"
             if f.is_file():
-                config = d.name.split("=", 1)[1]
-                description = _read_description(f)
+                description = read_description(f)
                 self._cell(config, description)  # refuses one that is not this cell's
-                out[config] = description
-        return out
+                described[config] = description
+            elif not d.is_dir():
+                undescribed[config] = ShardProblem(d, "a file, not a cell directory")
+            else:
+                undescribed[config] = ShardProblem(f, (
+                    f"{'not a file' if os.path.lexists(f) else 'missing'} (the cell's "
+                    f"description: without it its {len(self.shards(config)):,} shard file(s) "
+                    "cannot be verified; a sweep of this cell writes it again)"))
+        return described, undescribed
+
+    def _description(self, config: str) -> dict:
+        """The checked description of cell ``config``, from its ``cell.json`` alone."""
+        d = self.path / f"config={config}"
+        f = _own_dir(d) / "cell.json"
+        if d.name == f"config={config}" and d.is_dir() and not f.is_file():
+            raise ValueError(f"config {config!r}: {f} is missing; a sweep of this cell writes it")
+        if not f.is_file() or d.name != f"config={config}":
+            raise ValueError(f"config {config!r} is not in store {self.path}")
+        description = read_description(f)
+        self._cell(config, description)  # refuses one that is not this cell's
+        return description
 
     def shards(self, config: str) -> list[tuple[int, int]]:
         """The shard files ``(first, stop)`` of cell ``config`` by their names, in run order
@@ -371,11 +442,9 @@ class ResultStore:
 
     def check(self, config: str) -> list:
         """The shards of cell ``config`` that fail verification, as :class:`ShardProblem`
-        (empty when every shard is what its manifest says)."""
-        cells = self.cells()
-        if config not in cells:
-            raise ValueError(f"config {config!r} is not in store {self.path}")
-        return self._read_cell(config, cells[config]["runs"])[1]
+        (empty when every shard is what its manifest says). Reads this cell's ``cell.json`` and
+        shards only."""
+        return self._read_cell(config, self._description(config)["runs"])[1]
 
     def set_aside(self, problem: "ShardProblem") -> Path:
         """Move a shard that failed verification into its cell's ``set-aside/`` directory
@@ -387,11 +456,11 @@ class ResultStore:
         aside = _own_dir(problem.path.parent / "set-aside")
         aside.mkdir(exist_ok=True)
         n = 1
-        while (aside / f"{problem.path.name}.{n}").exists():
+        while os.path.lexists(aside / f"{problem.path.name}.{n}"):
             n += 1
         target = aside / f"{problem.path.name}.{n}"
-        os.replace(problem.path, target)
-        with open(aside / "reasons.txt", "a") as fh:
+        with _open_own(aside / "reasons.txt", os.O_WRONLY | os.O_APPEND, "a") as fh:
+            os.replace(problem.path, target)
             fh.write(f"{target.name}: {problem.reason}\n")
         return target
 
@@ -405,11 +474,7 @@ class ResultStore:
         ones unless asked, and then only its verified shards are given.
         """
         pd = _scale_import("pandas")
-        cells = self.cells()
-        if config is not None:
-            if config not in cells:
-                raise ValueError(f"config {config!r} is not in store {self.path}")
-            cells = {config: cells[config]}
+        cells = self.cells() if config is None else {config: self._description(config)}
         frames = []
         for cid, desc in cells.items():
             good, problems = self._read_cell(cid, desc["runs"])
@@ -424,10 +489,7 @@ class ResultStore:
         """Cell ``config`` as a :class:`~bai_lib.SimulationResult`, the object the chapters
         summarise (the arm means are the cell's fixed ones, or drawn again from the seed exactly as
         :func:`~bai_lib.simulate` drew them)."""
-        cells = self.cells()
-        if config not in cells:
-            raise ValueError(f"config {config!r} is not in store {self.path}")
-        return self._result(config, cells[config])
+        return self._result(config, self._description(config))
 
     def _cell(self, config: str, description: dict) -> Cell:
         """The cell that ``config``'s ``cell.json`` describes, which must be the cell of that id
@@ -488,7 +550,8 @@ class ResultStore:
 
         A cell is complete when its shards cover all its runs and each one verifies against
         its manifest. ``left_out``, a dict, receives ``{config id: Incomplete}`` (verified runs,
-        runs planned, the shards that failed) for the other cells, found by this same pass (a
+        runs planned, the shards that failed) for the other cells, and for each cell directory
+        without a ``cell.json`` (its problem names the missing file), found by this same pass (a
         sweep may complete them meanwhile: a separate :meth:`incomplete` call could disagree
         with the rows).
 
@@ -502,7 +565,11 @@ class ResultStore:
         """
         pd = _scale_import("pandas")
         rows = []
-        for cid, desc in self.cells().items():
+        described, undescribed = self._scan()
+        if left_out is not None:
+            left_out.update((cid, Incomplete(0, 0, (problem,)))
+                            for cid, problem in undescribed.items())
+        for cid, desc in described.items():
             cell_rows, status = self._status(cid, desc)
             if status is not None:
                 if left_out is not None:
@@ -521,9 +588,11 @@ class ResultStore:
 
     def incomplete(self) -> dict:
         """``{config id: Incomplete}`` for the cells with runs missing or a shard that fails
-        verification (see :meth:`summary`)."""
-        out = {}
-        for cid, desc in self.cells().items():
+        verification, and for the cell directories without a ``cell.json`` (see
+        :meth:`summary`)."""
+        described, undescribed = self._scan()
+        out = {cid: Incomplete(0, 0, (problem,)) for cid, problem in undescribed.items()}
+        for cid, desc in described.items():
             _, status = self._status(cid, desc)
             if status is not None:
                 out[cid] = status

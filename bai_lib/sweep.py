@@ -450,9 +450,10 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
     Ctrl-C stops the sweep within about a second; the shards already written stay, and running
     the same sweep again computes only the rest (also after SIGKILL: at most the shards in
     flight are lost). Every shard already in the store is verified against its manifest first;
-    one that fails (short, another cell's, edited, unreadable) is moved to its cell's
-    ``set-aside/`` directory with a :class:`ShardWarning` naming it, and its runs are computed
-    again.
+    one that fails (short, another cell's, edited, unreadable or undecodable) is moved to its
+    cell's ``set-aside/`` directory with a :class:`ShardWarning` naming it, and its runs are
+    computed again. Starting takes time linear in the number of cells: each cell's
+    ``cell.json`` is read twice at most (written or compared, then checked), its shards once.
     """
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     V.choice(executor, ("local", "dask"), "executor")
@@ -462,7 +463,7 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
         store.remove_partial()  # shards a killed sweep was writing: never complete, never read
         for cell in sweep.cells:
             store.add_cell(cell.id, cell.description())
-            for problem in store.check(cell.id):  # short, foreign, edited or unreadable
+            for problem in store.check(cell.id):  # this cell's cell.json and shards only
                 moved = store.set_aside(problem)
                 warnings.warn(f"config {cell.id}: shard {problem}; moved to {moved} and its "
                               "runs computed again", ShardWarning, stacklevel=2)

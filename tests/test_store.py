@@ -89,7 +89,49 @@ def _beyond(store, a, b):
     return a, "runs-000000040-000000060.parquet", "runs 40..59 are not runs of this cell"
 
 
-FAULTS = [_short, _foreign, _edited, _renamed, _garbage, _no_manifest, _beyond]
+def _flip(path, at, bit=0x80):
+    """Flip one bit of byte ``at`` of the file at ``path``."""
+    data = bytearray(path.read_bytes())
+    data[at] ^= bit
+    path.write_bytes(bytes(data))
+
+
+def _footer_start(data):
+    """Offset of a Parquet file's footer (its length is stored before the closing PAR1)."""
+    return len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+
+
+def _flipped_header(store, a, b):
+    _flip(store._shard_path(a, 0, 20), 0)  # the leading magic bytes, which pyarrow skips
+    return a, "runs-000000000-000000020.parquet", "not readable as Parquet (its first bytes"
+
+
+def _flipped_footer(store, a, b):
+    path = store._shard_path(a, 0, 20)
+    data = path.read_bytes()
+    at = data.index(b"stop_reason", _footer_start(data))  # a column name in the footer
+    _flip(path, at)
+    return a, "runs-000000000-000000020.parquet", "not readable as Parquet (UnicodeDecodeError"
+
+
+def _flipped_data(store, a, b):
+    path = store._shard_path(a, 0, 20)
+    data = path.read_bytes()
+    at = data.index(a.encode())  # the config column's first string value
+    assert at < _footer_start(data)
+    _flip(path, at)
+    return a, "runs-000000000-000000020.parquet", "not decodable (UnicodeDecodeError"
+
+
+def _flipped_manifest(store, a, b):
+    path = store._shard_path(a, 0, 20)
+    at = path.read_bytes().index(b'"sha256": "') + 12  # a hex digit of the recorded hash
+    _flip(path, at, 0x01)
+    return a, "runs-000000000-000000020.parquet", "its two copies of the manifest differ"
+
+
+FAULTS = [_short, _foreign, _edited, _renamed, _garbage, _no_manifest, _beyond,
+          _flipped_header, _flipped_footer, _flipped_data, _flipped_manifest]
 
 
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.__name__[1:])
@@ -97,6 +139,7 @@ def test_a_faulty_shard_is_named_left_out_set_aside_and_recomputed(clean, tmp_pa
                                                                    capsys):
     store, a, b = _copy(clean, tmp_path)
     assert store.check(a) == [] and store.check(b) == []
+    summary_before = store.summary()
     cid, name, reason = fault(store, a, b)
     bad = store._shard_path(cid, 0, 1).with_name(name)
     before = bad.read_bytes()
@@ -105,7 +148,12 @@ def test_a_faulty_shard_is_named_left_out_set_aside_and_recomputed(clean, tmp_pa
     assert problem.path == bad and reason in problem.reason
     status = store.incomplete()[cid]
     assert isinstance(status, Incomplete) and status.problems == (problem,)
-    assert cid not in set(store.summary()["config"]) and cid not in set(store.table()["config"])
+    left_out = {}
+    summary = store.summary(left_out)
+    assert left_out == {cid: status}
+    assert cid not in set(store.table()["config"])
+    pd.testing.assert_frame_equal(  # the other cell's row, unchanged
+        summary, summary_before[summary_before["config"] != cid].reset_index(drop=True))
     with pytest.raises(ValueError, match=reason.split("(")[0][:20]):
         store.result(cid)
 
@@ -120,6 +168,63 @@ def test_a_faulty_shard_is_named_left_out_set_aside_and_recomputed(clean, tmp_pa
     assert reason in (aside / "reasons.txt").read_text()
     assert store.check(cid) == [] and not store.incomplete()
     pd.testing.assert_frame_equal(_values(store.table()), _values(clean[1]))
+    pd.testing.assert_frame_equal(store.summary().drop(columns="mean_seconds"),
+                                  summary_before.drop(columns="mean_seconds"))
+
+
+def test_no_flipped_byte_stops_a_read(clean, tmp_path):
+    """One flipped bit anywhere in a shard (every 16th byte here): the shard either verifies,
+    its values exactly the recorded ones, or is named; reading never raises (a damaged string
+    or column name raised UnicodeDecodeError, and summary and sweep stopped naming no file)."""
+    store, a, b = _copy(clean, tmp_path)
+    path = store._shard_path(a, 0, 20)
+    data = path.read_bytes()
+    want = _values(clean[1][clean[1]["config"] == a])
+    named = 0
+    for at in range(0, len(data), 16):
+        flipped = bytearray(data)
+        flipped[at] ^= 0x80
+        path.write_bytes(bytes(flipped))
+        problems = store.check(a)
+        if problems:
+            (problem,) = problems
+            assert problem.path == path and problem.reason, at
+            named += 1
+        else:
+            pd.testing.assert_frame_equal(_values(store.table(a)), want)
+    assert named > len(data) // 32  # most flips are seen
+
+
+def test_a_cell_without_its_cell_json_is_named_not_dropped(clean, tmp_path, capsys):
+    store, a, b = _copy(clean, tmp_path)
+    description = store.path / f"config={a}" / "cell.json"
+    description.unlink()
+    b_description = (store.path / f"config={b}" / "cell.json").read_text()
+
+    left_out = {}
+    assert list(store.summary(left_out)["config"]) == [b]
+    (problem,) = left_out[a].problems
+    assert problem.path == description and problem.reason.startswith("missing")
+    assert store.incomplete() == left_out
+    with pytest.raises(ValueError, match=f"config '{a}': .*cell.json is missing"):
+        store.check(a)
+    assert cli_main(["summary", str(store.path), "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert a not in out and b in out
+    assert f"config {a}: cell.json: missing (the cell's description: without it its 2 " \
+           "shard file(s) cannot be verified" in err
+    assert "shard cell.json" not in err and "set the shard aside" not in err
+
+    (store.path / f"config={b}" / "cell.json").unlink()  # no cell described: still a store
+    assert cli_main(["summary", str(store.path), "--format", "csv"]) == 0
+    err = capsys.readouterr().err
+    assert f"config {a}: cell.json: missing" in err and f"config {b}: cell.json: missing" in err
+    (store.path / f"config={b}" / "cell.json").write_text(b_description)
+
+    run_sweep(parse_sweep(CONFIG), store, progress=False)  # writes it again; its shards verify
+    assert description.is_file() and not store.incomplete()
+    assert not (description.parent / "set-aside").exists()
+    pd.testing.assert_frame_equal(store.table(), clean[1])  # the same files, wall clock too
 
 
 def test_the_cli_sweep_reports_a_set_aside_shard_in_one_line(clean, tmp_path, capsys):

@@ -455,6 +455,10 @@ def test_a_restart_removes_what_a_killed_writer_left(tmp_path):
     stale = store.path / f"config={cid}" / ".runs-000000010-000000020.parquet.abc.tmp"
     stale.write_bytes(b"half a parquet file")
     assert store.remove_partial() == 1 and not stale.exists()
+    (store.path / "config=0123456789ab").mkdir()  # a cell directory without temporary files
+    for name in (".a.tmp", ".b.tmp", ".c.tmp"):
+        (stale.parent / name).write_bytes(b"x")
+    assert store.remove_partial() == 3  # the files removed, not the directories looked at
     stale.write_bytes(b"half a parquet file")
     run_sweep(sweep, store, progress=False)
     assert not stale.exists() and len(store.table()) == 20
@@ -519,6 +523,72 @@ def test_the_store_refuses_a_symbolic_link_among_its_cells(tmp_path):
             action()
     assert keep.read_text() == "not the store's"
     assert sorted(p.name for p in elsewhere.iterdir()) == [".precious.tmp"]
+
+
+def _one_cell_sweep():
+    return parse_sweep({"seed": 7, "runs": 20, "shard_runs": 20,
+                        "grid": {"algorithm": ["ttucb"], "arms": [2], "delta": [0.1]}})
+
+
+@pytest.mark.parametrize("target_exists", [False, True])
+def test_the_store_refuses_a_symbolic_link_as_its_writer_lock(tmp_path, target_exists):
+    """Opening .writer.lock followed a link: a sweep created (or opened) a file outside."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "lock"
+    if target_exists:
+        target.write_text("not the store's")
+    store = ResultStore(tmp_path / "s")
+    store.path.mkdir()
+    (store.path / ".writer.lock").symlink_to(target)
+    with pytest.raises(ConfigError, match=r"\.writer\.lock: a symbolic link inside the result "
+                       "store"):
+        run_sweep(_one_cell_sweep(), store, progress=False)
+    assert [p.name for p in elsewhere.iterdir()] == (["lock"] if target_exists else [])
+    if target_exists:
+        assert target.read_text() == "not the store's"
+    assert not list(store.path.glob("config=*"))  # refused before anything is written
+
+
+def test_the_store_refuses_a_symbolic_link_as_its_set_aside_reasons(tmp_path):
+    """set-aside/reasons.txt was appended to through a link, to a file outside the store."""
+    outside = tmp_path / "outside.txt"
+    store = run_sweep(_one_cell_sweep(), tmp_path / "s", progress=False)
+    (cid,) = store.cells()
+    shard = store._shard_path(cid, 0, 20)
+    shard.write_bytes(b"damaged")
+    (shard.parent / "set-aside").mkdir()
+    (shard.parent / "set-aside" / "reasons.txt").symlink_to(outside)
+    with pytest.raises(ConfigError, match="reasons.txt: a symbolic link inside the result store"):
+        run_sweep(_one_cell_sweep(), store, progress=False)
+    assert not outside.exists() and shard.read_bytes() == b"damaged"  # nothing moved
+
+
+def test_a_sweep_reads_each_cell_json_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """Each cell's check read every cell.json of the store: n**2 reads per start (1,000 cells
+    took about 5 minutes before any shard was computed). Start-up is linear in the cells."""
+    n = 40
+    sweep = parse_sweep({"seed": 7, "runs": 1, "shard_runs": 1, "max_samples": 10_000,
+                         "grid": {"algorithm": ["ttucb"], "arms": [2],
+                                  "delta": [0.001 * (i + 1) for i in range(n)]}})
+    reads = []
+    read_text = Path.read_text
+
+    def counted(self, *args, **kwargs):
+        if self.name == "cell.json":
+            reads.append(self)
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    store = run_sweep(sweep, tmp_path / "s", progress=False)  # a new store
+    first = len(reads)
+    reads.clear()
+    run_sweep(sweep, store, progress=False)  # every shard on disk: start-up only
+    again = len(reads)
+    reads.clear()
+    assert len(store.summary()) == n
+    assert 0 < first <= 2 * n and 0 < again <= 2 * n and len(reads) == n, (first, again,
+                                                                           len(reads))
 
 
 def test_an_empty_out_is_refused(capsys):
