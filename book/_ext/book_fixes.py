@@ -13,6 +13,14 @@
   column's heading in a ``data-label`` attribute and the table the class ``stack-on-phone``;
   below 600 px ``book.css`` shows each row as a card of "heading: value" lines (empty cells
   left out) instead of squeezing the columns until words break letter by letter.
+- The backreference blocks of the library reference ("Expand for references to NAME", written
+  by sphinx-codeautolink under every entry) show section titles with their formulas.
+  sphinx-codeautolink keeps each title as plain text, so "Bayesian $\\delta$-correctness" read
+  "Bayesian \\delta-correctness", which MathJax never typesets (it processes ``span.math``
+  only) and the search snippets quoted as it stood. Each link's text is rebuilt from the titles of
+  the page it points to, formulas included (the page then loads MathJax), and the link goes to
+  the section whose title it shows: code inside a statement box was filed under the box's
+  content (``#proof-content``, the first box of the page) instead of its section.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
+
+from docutils import nodes
 
 _SCRIPT_LINE = re.compile(r"^\s*<script\b.*</script>\s*$")
 _HEADER = re.compile(r'<header id="pst-header".*?</header>', re.S)
@@ -130,6 +140,88 @@ def _fix_pages(app, exc):
             page.write_text(fixed, encoding="utf-8")
 
 
+# inline nodes a title's copy keeps as they are; any other (a pending cross-reference, a link)
+# becomes its text, since the copy is placed inside a link
+_KEPT_INLINE = (nodes.Text, nodes.math, nodes.literal, nodes.emphasis, nodes.strong)
+_TITLE_SEPARATOR = " / "
+
+
+def _titles(env, docname: str, cache: dict) -> dict:
+    """``{plain text: (title node, id of its section or None)}`` for the titles of a document;
+    for a text that titles several elements, the first section's."""
+    if docname not in cache:
+        found: dict = {}
+        for title in env.get_doctree(docname).findall(nodes.title):
+            section = title.parent if isinstance(title.parent, nodes.section) else None
+            section_id = section["ids"][0] if section is not None and section["ids"] else None
+            text = title.astext()
+            if text not in found or (found[text][1] is None and section_id):
+                found[text] = (title.deepcopy(), section_id)   # a copy: the tree is let go
+        cache[docname] = found
+    return cache[docname]
+
+
+def _inline_copy(title) -> list:
+    """The contents of a title as nodes that can sit inside a link."""
+    return [child.deepcopy() if isinstance(child, _KEPT_INLINE) else nodes.Text(child.astext())
+            for child in title.children]
+
+
+def typeset_backreferences(app, doctree, docname) -> None:
+    """Rebuild the links of sphinx-codeautolink's backreference tables (its ``DetailsNode``)
+    from the target pages' titles: formulas as math nodes, the anchor of the section named last."""
+    try:
+        from sphinx_codeautolink.extension.backref import DetailsNode
+    except ImportError:  # pragma: no cover - sphinx-codeautolink is in the lock file
+        return
+    blocks = list(doctree.findall(DetailsNode))
+    if not blocks:
+        return
+    cache = app.__dict__.setdefault("_book_fixes_titles", {})
+    docs = {app.builder.get_relative_uri(docname, doc): doc for doc in app.env.found_docs}
+    with_math = False
+    for block in blocks:
+        seen = set()
+        for row in list(block.findall(nodes.row)):
+            ref = next(iter(row.findall(nodes.reference)), None)
+            if ref is None or "refuri" not in ref:
+                continue
+            uri, _, anchor = ref["refuri"].partition("#")
+            target = docs.get(uri)
+            if target is None:
+                continue
+            titles = _titles(app.env, target, cache)
+            parts = ref.astext().split(_TITLE_SEPARATOR)
+            children: list = []
+            for i, part in enumerate(parts):
+                if i:
+                    children.append(nodes.Text(_TITLE_SEPARATOR))
+                found = titles.get(part)
+                children.extend(_inline_copy(found[0]) if found else [nodes.Text(part)])
+            last = titles.get(parts[-1])
+            if last and last[1]:
+                anchor = last[1]
+            key = (uri, anchor, ref.astext())
+            if key in seen:   # two code cells of one section filed under different anchors
+                row.parent.remove(row)
+                continue
+            seen.add(key)
+            ref["refuri"] = f"{uri}#{anchor}" if anchor else uri
+            ref.children = []
+            ref.extend(children)
+            with_math = with_math or next(iter(ref.findall(nodes.math)), None) is not None
+    if with_math:
+        # MathJax is loaded on the pages whose doctree held math when it was read
+        app.env.get_domain("math").data["has_equations"][docname] = True
+
+
+def _reset_title_cache(app, *args):
+    app.__dict__.pop("_book_fixes_titles", None)
+
+
 def setup(app):
     app.connect("build-finished", _fix_pages)
+    # after sphinx-codeautolink has written its tables (default priority 500)
+    app.connect("doctree-resolved", typeset_backreferences, priority=600)
+    app.connect("env-updated", _reset_title_cache)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
