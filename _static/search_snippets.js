@@ -6,7 +6,7 @@
 (function () {
   const SYMBOLS = {
     alpha: "α", beta: "β", gamma: "γ", delta: "δ", Delta: "Δ", varepsilon: "ε", epsilon: "ε",
-    theta: "θ", lambda: "λ", mu: "μ", bmu: "μ", nu: "ν", xi: "ξ", pi: "π", sigma: "σ",
+    theta: "θ", lambda: "λ", mu: "μ", bmu: "μ", bnu: "ν", nu: "ν", xi: "ξ", pi: "π", sigma: "σ",
     tau: "τ", phi: "φ", varphi: "φ", omega: "ω", Omega: "Ω", bH: "H", le: "≤", leq: "≤",
     ge: "≥", geq: "≥", ne: "≠", neq: "≠", approx: "≈", sim: "∼", infty: "∞", sum: "Σ",
     prod: "Π", int: "∫", in: "∈", to: "→", cdot: "·", times: "×", pm: "±", mid: "|",
