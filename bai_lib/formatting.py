@@ -71,6 +71,15 @@ def _whole(n, name: str) -> int:
     return int(n)
 
 
+def _text(value, name: str, optional: bool = False) -> None:
+    """Refuse a ``value`` that is not a non-empty string (``None`` too when ``optional``)."""
+    if optional and value is None:
+        return
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string{' or None' if optional else ''}, "
+                         f"got {value!r}")
+
+
 def counted_of(k: int, n: int, noun: str, plural: str | None = None) -> str:
     """``k`` of ``n`` things, in words that read as a finished phrase.
 
@@ -83,10 +92,8 @@ def counted_of(k: int, n: int, noun: str, plural: str | None = None) -> str:
     k = _whole(k, "k")
     if k > n:
         raise ValueError(f"k must not exceed n, got k = {k!r} and n = {n!r}")
-    if not isinstance(noun, str) or not noun:
-        raise ValueError(f"noun must be a non-empty string, got {noun!r}")
-    if plural is not None and (not isinstance(plural, str) or not plural):
-        raise ValueError(f"plural must be a non-empty string or None, got {plural!r}")
+    _text(noun, "noun")
+    _text(plural, "plural", optional=True)
     if n == 0:
         raise ValueError("n must be at least 1: there is nothing to count k out of")
     many = noun + "s" if plural is None else plural
@@ -108,8 +115,7 @@ def count_with(n: int, part: int, label: str) -> str:
     part = _whole(part, "part")
     if part > n:
         raise ValueError(f"part must not exceed n, got part = {part!r} and n = {n!r}")
-    if not isinstance(label, str) or not label:
-        raise ValueError(f"label must be a non-empty string, got {label!r}")
+    _text(label, "label")
     return f"{count(n)} ({count(part)} {label})"
 
 
