@@ -13,13 +13,19 @@ import numpy as np
 
 __all__ = ["choice", "integer", "real", "reals", "positive", "nonnegative", "open_unit", "flag",
            "noise_stds", "common_noise_std", "confidence_level", "like_input", "SCALE_RANGE",
-           "DELTA_MIN"]
+           "DELTA_MIN", "MAX_EVALUATIONS", "MAX_BYTES", "budget"]
 
 #: Supported magnitudes of noise standard deviations, prior scales and arm means: within this
 #: range every square and product of two of them the simulators form is a normal double.
 SCALE_RANGE = (1e-100, 1e100)
 #: Smallest confidence level ``δ`` the simulators accept (``δ²`` and ``t/δ`` stay finite).
 DELTA_MIN = 1e-100
+#: Largest work one call may plan, in evaluations of the functions it integrates (``0.1`` to
+#: ``1`` µs each: about a minute at the limit); :func:`budget` refuses more before it starts.
+#: Raise it to allow more.
+MAX_EVALUATIONS = 10**8
+#: Largest memory in bytes one call may plan for its arrays (:func:`budget`).
+MAX_BYTES = 2**31
 
 
 def _is_bool(value) -> bool:
@@ -199,3 +205,16 @@ def allocation(value, k, best, name="weights"):
     if w[best] == 0:
         raise ValueError(f"{name}: the best arm must get a positive weight (else T is infinite)")
     return w
+
+
+def budget(name, what, evaluations=0, nbytes=0, about="about", hint=""):
+    """A ``ValueError`` naming ``name``, with the estimate, if ``what`` plans more than
+    :data:`MAX_EVALUATIONS` evaluations (``evaluations``) or :data:`MAX_BYTES` of memory
+    (``nbytes``); ``about`` qualifies the estimate (``"at least"`` for a lower bound)."""
+    if nbytes > MAX_BYTES:
+        raise ValueError(f"{name}: {what} would hold {about} {nbytes / 2**30:.3g} GiB, more "
+                         f"than MAX_BYTES = {MAX_BYTES / 2**30:g} GiB{hint}")
+    if evaluations > MAX_EVALUATIONS:
+        raise ValueError(f"{name}: {what} needs {about} {evaluations:.2g} evaluations (some "
+                         f"{evaluations * 5e-7:.2g} s at 0.5 us each), more than "
+                         f"MAX_EVALUATIONS = {MAX_EVALUATIONS:.2g} of bai_lib._validate{hint}")

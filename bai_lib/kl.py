@@ -35,6 +35,8 @@ from . import _validate as V
 __all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "kl_inner", "kl_interval", "kl_glr"]
 
 _EPS = 2.220446049250313e-16
+_ONE_BELOW = 1.0 - 2.0 ** -53    # the largest double below 1
+_SMALLEST = 5e-324               # the smallest positive (subnormal) double
 _MAX_ITER = 100
 
 
@@ -64,6 +66,11 @@ def kl_bernoulli(p: float, q: float) -> float:
     ``kl = q g((p-q)/q) + (1-q) g((q-p)/(1-q))`` with ``g(x) = (1+x) log(1+x) - x``, so that
     nothing cancels when ``p`` and ``q`` are close; the complements use ``log1p``, so that
     ``p`` and ``q`` near 0 or 1 keep their relative accuracy.
+
+    A compiled kernel of the simulators and of :mod:`bai_lib.oracle_bernoulli`, called in inner
+    loops on checked arguments: bad input gives ``nan``, not an exception. The checked,
+    vectorised form is :func:`bai_lib.bounds.bernoulli_kl` (a ``ValueError`` naming ``a`` or
+    ``b``).
     """
     if not (0.0 <= p <= 1.0 and 0.0 <= q <= 1.0):
         return np.nan
@@ -229,7 +236,9 @@ def kl_inner(p: float, level: float) -> tuple[float, float]:
     ``level → 0`` their distances to ``p`` are those of the exact ends to first order (within
     about 3% at ``p = 0.03``, ``level = 1e-4``). Three square roots, no logarithm or division:
     the cheap first test of a round before the exact ends are solved, and the starting points
-    of :func:`kl_upper` and :func:`kl_lower`. Arguments as for :func:`kl_upper` (no checks).
+    of :func:`kl_upper` and :func:`kl_lower`. Arguments as for :func:`kl_upper` (no checks);
+    for a level so large that ``p ± s`` passes an end of ``[0, 1]`` the point on that side is
+    ``p`` itself.
 
     Returns
     -------
@@ -241,8 +250,11 @@ def kl_inner(p: float, level: float) -> tuple[float, float]:
     s = math.sqrt(2.0 * level * v)
     up = min(p + s, 1.0)
     lo = max(p - s, 0.0)
-    d_up = math.sqrt(2.0 * level * min(v, up * (1.0 - up)))
-    d_lo = math.sqrt(2.0 * level * min(v, lo * (1.0 - lo)))
+    # m_± = 0 when p ± s reaches an end of [0, 1]; the point is then p itself (this also holds
+    # when 2 level overflows to inf, where the product inf · 0 would be nan)
+    m_up, m_lo = min(v, up * (1.0 - up)), min(v, lo * (1.0 - lo))
+    d_up = math.sqrt(2.0 * level * m_up) if m_up > 0.0 else 0.0
+    d_lo = math.sqrt(2.0 * level * m_lo) if m_lo > 0.0 else 0.0
     return _shrunk(p, d_lo, -1.0), _shrunk(p, d_up, 1.0)
 
 
@@ -252,11 +264,16 @@ def kl_upper(p: float, level: float) -> float:
 
     ``kl(p, ·)`` increases on ``[p, 1]`` from 0 to ``kl(p, 1) = +inf`` (``p < 1``), so the
     bound is trivial (exactly ``1.0``) only for ``p == 1`` or ``level == inf``; ``level == 0``
-    gives ``p``, and ``p == 0`` the closed form ``1 - exp(-level)``. Otherwise the root of
+    gives ``p``, and ``p == 0`` the closed form ``1 - exp(-level)`` (rounded to nearest: within
+    an ulp of the extreme double, on either side), or the largest double below 1,
+    ``1 - 2^-53``, where that rounds to 1 (``level > 37.4``). Otherwise the root of
     ``kl(p, q) = level`` is found by safeguarded Newton (in ``q`` below ½, in
     ``-log(1 - q)`` above, where ``kl`` is convex in either) from the inner point of
-    :func:`kl_inner`, then polished to the largest double with ``kl(p, q) <= level``. ``nan`` when
-    ``p`` is outside ``[0, 1]`` or ``level`` is negative or ``nan``.
+    :func:`kl_inner`, then polished to the largest double with ``kl(p, q) <= level``. For every
+    finite ``level``, however large (up to the largest double), the result is below 1: it is
+    ``1 - 2^-53`` once ``level >= kl(p, 1 - 2^-53)``, in about a microsecond like any other.
+    ``nan`` when ``p`` is outside ``[0, 1]`` or ``level`` is negative or ``nan`` (a compiled
+    kernel of the simulators: no exception; :func:`kl_interval` checks its arguments).
     """
     if not (0.0 <= p <= 1.0 and level >= 0.0):
         return np.nan
@@ -265,7 +282,9 @@ def kl_upper(p: float, level: float) -> float:
     if level == 0.0:
         return p
     if p == 0.0:
-        return -math.expm1(-level)
+        # kl(0, 1) = inf: where 1 - e^-level rounds to 1 (level > 37.4), the largest double
+        # below 1 (kl(0, 1 - 2^-53) = 53 log 2 = 36.7) is the bound
+        return min(-math.expm1(-level), _ONE_BELOW)
     return _polish(p, level, _solve(p, level, kl_inner(p, level)[1], True), True)
 
 
@@ -274,9 +293,13 @@ def kl_lower(p: float, level: float) -> float:
     """Smallest ``q`` in ``[0, p]`` with ``kl(p, q) <= level``: the lower KL confidence bound.
 
     The mirror image of :func:`kl_upper`: trivial (exactly ``0.0``) only for ``p == 0`` or
-    ``level == inf``; ``level == 0`` gives ``p``, ``p == 1`` the closed form ``exp(-level)``;
+    ``level == inf``; ``level == 0`` gives ``p``, ``p == 1`` the closed form ``exp(-level)``
+    (rounded to nearest), or the smallest positive double ``5e-324`` where that underflows
+    (``level > 745.1``);
     otherwise safeguarded Newton in ``log q`` from the inner point of :func:`kl_inner`, then
-    polished to the smallest double with ``kl(p, q) <= level``. ``nan`` on a bad argument.
+    polished to the smallest double with ``kl(p, q) <= level``: ``5e-324`` once
+    ``level >= kl(p, 5e-324)``, for any finite ``level``. ``nan`` on a bad argument (compiled
+    kernel, as :func:`kl_upper`).
     """
     if not (0.0 <= p <= 1.0 and level >= 0.0):
         return np.nan
@@ -285,7 +308,9 @@ def kl_lower(p: float, level: float) -> float:
     if level == 0.0:
         return p
     if p == 1.0:
-        return math.exp(-level)
+        # kl(1, 0) = inf: where e^-level underflows to 0 (level > 745.1), the smallest positive
+        # double (kl(1, 5e-324) = 744.4) is the bound
+        return max(math.exp(-level), _SMALLEST)
     return _polish(p, level, _solve(p, level, kl_inner(p, level)[0], False), False)
 
 
@@ -299,6 +324,9 @@ def kl_glr(mean_a: float, n_a: float, mean_b: float, n_b: float) -> float:
     the log-likelihood ratio of the empirical means against the best pair of equal means
     (Garivier & Kaufmann, 2016, Section 3.2). For Gaussian arms the same definition gives
     ``(μ̂_a − μ̂_b)² / (2 (σ²/N_a + σ²/N_b))``.
+
+    A compiled kernel of the GLR algorithms' inner loops: its arguments (means in ``[0, 1]``,
+    counts ``> 0``) are not checked; ``0`` when ``mean_a`` is ``nan``.
     """
     if not mean_a > mean_b:
         return 0.0

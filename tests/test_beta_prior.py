@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+import time
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -359,3 +361,213 @@ BAD = [
 def test_bad_input_raises_value_error_naming_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ------------------------------------------------------------------ time bounds
+LIMIT = 60.0  # seconds for a call that must be refused or answered at once (or quickly)
+
+
+def _within(seconds, fn, *args):
+    """``(fn(*args), seconds taken)``, the call run in a daemon thread awaited at most
+    ``seconds`` (the repository has no pytest-timeout): a call that does not answer in time
+    fails the test instead of hanging the session."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as err:  # re-raised in the test's thread
+            box["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    start = time.perf_counter()
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"{getattr(fn, '__name__', fn)}{args} did not answer within {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"], time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ cost guards
+@pytest.mark.parametrize("make, call, match", [
+    (lambda: BetaPrior.uniform(10**6), lambda H: H.L(),
+     r"^k: L\(H\) .* 1,000,000 arms .*1\.4e\+09 evaluations"),
+    (lambda: BetaPrior.uniform(10**6), lambda H: H.L("single"), r"^k: .*MAX_EVALUATIONS"),
+    (lambda: BetaPrior.uniform(3000), lambda H: H.L("pairwise"), r"^method: .*3,000 arms .* GiB"),
+    (lambda: BetaPrior.uniform(100_000), lambda H: H.L("pairwise"), r"^method: .* GiB"),
+    (lambda: BetaPrior.uniform(3000), lambda H: H.L_matrix(), r"^k: L_matrix .* GiB"),
+    (lambda: BetaPrior.uniform(10**6), lambda H: H.gap_probability(0.01), r"^k: gap_probability"),
+    (lambda: BetaPrior.uniform(10**6), lambda H: H.volume_ratio(0.01), r"^k: gap_probability"),
+    (lambda: BetaPrior(np.linspace(1.0, 300.0, 1000), np.linspace(700.0, 1.0, 1000)),
+     lambda H: H.L(), r"^k: .*1,000 distinct \(a, b\)\) needs about 6\.2e\+08"),
+], ids=["1e6-auto", "1e6-single", "3000-pairwise", "1e5-pairwise", "3000-L_matrix",
+        "1e6-gap", "1e6-volume", "1000-distinct"])
+def test_a_computation_too_large_is_refused_before_it_starts(make, call, match):
+    """The work (quadrature nodes x arms) and, for the pairwise integrals, the memory (nodes x
+    pairs) are estimated before any work and refused beyond MAX_EVALUATIONS / MAX_BYTES with
+    the estimate: 10^6 arms would take many minutes, 3,000 pairwise arms about 93 GiB."""
+    H = make()
+    with pytest.raises(ValueError, match=match):
+        _within(LIMIT, call, H)
+    assert not H._cache.get("quantiles")  # refused before the first quantile was computed
+
+
+def test_the_refusals_take_no_time():
+    H = BetaPrior.uniform(10**6)
+    start = time.perf_counter()
+    for call in (H.L, H.L_matrix, lambda: H.L("pairwise"), lambda: H.gap_probability(0.1)):
+        with pytest.raises(ValueError, match="^(k|method): "):
+            _within(LIMIT, call)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_the_estimate_counts_the_work_actually_done(monkeypatch):
+    """The planned evaluations (48 nodes per panel, 16 + 13 u panels for u distinct arms) are
+    those of the first pass of the quadrature; the adaptive halving adds little."""
+    import bai_lib.beta_prior as B
+
+    done = []
+    original = B._log_cdf
+
+    def counting(x, *args):
+        done.append(x.size * args[3].size)  # points x arms
+        return original(x, *args)
+
+    monkeypatch.setattr(B, "_log_cdf", counting)
+    for a, b in [MIXED_10, CONVERSION, ([2.478] * 40, [84.41] * 40)]:
+        H = BetaPrior(a, b)
+        distinct = len(set(zip(a, b)))
+        planned = 48 * (16 + 13 * distinct) * H.k
+        done.clear()
+        H.L("single")
+        assert planned <= sum(done) <= 1.25 * planned, (a, sum(done), planned)
+
+
+def test_the_limits_can_be_raised(monkeypatch):
+    import bai_lib._validate as V
+
+    H = BetaPrior([2.0, 3.0, 4.0], [3.0, 2.0, 4.0])
+    monkeypatch.setattr(V, "MAX_EVALUATIONS", 1000)
+    with pytest.raises(ValueError, match="^k: .*MAX_EVALUATIONS = 1e\\+03"):
+        H.L()
+    monkeypatch.setattr(V, "MAX_EVALUATIONS", 10**8)
+    assert H.L() > 0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: BetaPrior.uniform(10**12), "^k must be an integer in \\[2, 134,217,728\\]"),
+    (lambda: BetaPrior.uniform(2**27 + 1), "^k must be an integer in"),
+    (lambda: BetaPrior.uniform(2).sample_means(1, 10**12), "^size must be an integer in"),
+    (lambda: BetaPrior.uniform(2).sample_means(np.random.default_rng(1), 10**12),
+     "^size must be an integer in"),
+], ids=["uniform-1e12", "uniform-2**27+1", "sample-seed", "sample-generator"])
+def test_sizes_beyond_the_memory_limit_are_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        _within(LIMIT, call)
+
+
+# ------------------------------------------------------------------ tiny gaps
+@pytest.mark.parametrize("k", [2, 4])
+def test_gap_probability_of_uniform_arms_down_to_the_smallest_normal_gap(k):
+    """P[gap <= Δ] = 1 - (1 - Δ)^k exactly, to about 2e-13 relative for every Δ down to the
+    smallest normal double, in milliseconds (no underflow to 0 at Δ = 1e-300, no quadrature
+    lost in the rounding of H(x) - H(x - Δ) at Δ = 1e-10 to 1e-14)."""
+    H = BetaPrior.uniform(k)
+    deltas = [0.99, 0.3, 1e-3, 1e-6, 1e-8, 1e-10, 1e-12, 1e-14, 1e-16, 1e-20, 1e-100, 1e-300,
+              2.3e-308]
+    for d in deltas:
+        exact = -math.expm1(k * math.log1p(-d))
+        p, seconds = _within(LIMIT, H.gap_probability, d)
+        assert p == pytest.approx(exact, rel=2e-13, abs=0), (d, p, exact)
+        assert seconds < 10.0, (d, seconds)
+    assert BetaPrior.uniform(2).gap_probability(1e-300) == pytest.approx(2e-300, rel=2e-13)
+
+
+@pytest.mark.parametrize("a, b", [([2.0, 3.0, 4.0], [3.0, 2.0, 4.0]), CONVERSION, UNEVEN,
+                                  U_SHAPED, ([1e7, 1e7], [1e7, 1e7]), MIXED_5],
+                         ids=["smooth", "conversion", "uneven", "u-shaped", "1e7", "mixed-5"])
+def test_volume_ratio_is_L_at_tiny_gaps(a, b):
+    """L(H, Δ) = L(H) + O(Δ) (+ O(Δ^(A-1)) for U-shaped arms): at Δ <= 1e-100 the two agree to
+    the documented accuracy, 2e-13 + 2e-16 max(a + b); at 1e-10 to 1e-14 within the linear
+    term and that accuracy, answered in seconds."""
+    H = BetaPrior(a, b)
+    L = H.L()
+    tol = 2e-13 + 2e-16 * float(np.max(H.a + H.b))
+    for d in (1e-100, 1e-200, 1e-300):
+        ratio, _ = _within(LIMIT, H.volume_ratio, d)
+        assert ratio == pytest.approx(L, rel=tol, abs=0), (d, ratio / L - 1)
+    if np.all(H.a >= 1.0) and np.all(H.b >= 1.0):  # bounded densities: the linear term
+        slope = 1.0 / float(np.min(H.stds))
+        for d in (1e-10, 1e-12, 1e-14):
+            ratio, seconds = _within(LIMIT, H.volume_ratio, d)
+            assert abs(ratio / L - 1.0) <= slope * d + tol, (d, ratio / L - 1)
+            assert seconds < 10.0, (d, seconds)
+
+
+def test_gaps_below_the_smallest_normal_double_or_underflowing_are_refused():
+    H = BetaPrior.uniform(2)
+    for d in (1e-320, 1e-310, 5e-324):
+        with pytest.raises(ValueError, match=r"^delta = .* is too small"):
+            H.gap_probability(d)
+    far = BetaPrior([1.0, 1e7], [1e7, 1.0])  # means 1e-7 and 1 - 1e-7: the gap is about 1
+    with pytest.raises(ValueError, match=r"^delta = 0\.1: P\[gap <= delta\] = 0 underflows"):
+        far.gap_probability(0.1)
+
+
+# ------------------------------------------------------------------ documented accuracy of L
+def _log_gamma_exact(z):
+    """log Γ(z) in 50-digit decimal arithmetic: the recurrence up to z >= 1000, then Stirling's
+    series with ten Bernoulli terms (error below 1e-50 there)."""
+    getcontext().prec = 50
+    bern = [Decimal(1) / 6, Decimal(-1) / 30, Decimal(1) / 42, Decimal(-1) / 30,
+            Decimal(5) / 66, Decimal(-691) / 2730, Decimal(7) / 6, Decimal(-3617) / 510,
+            Decimal(43867) / 798, Decimal(-174611) / 330]
+    z, shift = Decimal(z), Decimal(0)
+    while z < 1000:
+        shift += z.ln()
+        z += 1
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+    s = (z - Decimal("0.5")) * z.ln() - z + (2 * pi).ln() / 2
+    power = z
+    for n, b in enumerate(bern, 1):
+        s += b / (2 * n * (2 * n - 1) * power)
+        power *= z * z
+    return s - shift
+
+
+def _two_iid_arms_L(a, b):
+    """L of two iid Beta(a, b) arms: 2 ∫ h² = 2 B(2a - 1, 2b - 1) / B(a, b)² (a, b > 1/2),
+    with log B in decimal arithmetic."""
+    def log_beta(x, y):
+        return _log_gamma_exact(x) + _log_gamma_exact(y) - _log_gamma_exact(Decimal(x) + Decimal(y))
+    two = Decimal(2)
+    return float(two * (log_beta(two * Decimal(a) - 1, two * Decimal(b) - 1)
+                        - two * log_beta(a, b)).exp())
+
+
+@pytest.mark.parametrize("a, b", [(0.6, 0.6), (1.0, 1.0), (2.478, 84.41), (0.6, 50.0),
+                                  (10.0, 1e3), (1e3, 1e3), (1e4, 1e5), (1e5, 1e5), (3e6, 1e6),
+                                  (1e6, 1e6), (1e7, 3e6), (1e7, 1e7), (1e7, 1.0), (50.0, 1e7)])
+def test_two_iid_arms_meet_the_documented_accuracy(a, b):
+    """Relative error within 1e-12 + 2e-16 (a + b) (the docstring of L) against the closed form
+    in decimal arithmetic, for both methods. At a = b = 1e7 the error is 1.7e-9 (1e-9 is the
+    floor of log densities of size 1e7 in double precision); a reference through
+    scipy.special.betaln is itself off by 3.5e-7 there (next test)."""
+    H = BetaPrior([a, a], [b, b])
+    exact = _two_iid_arms_L(a, b)
+    tol = 1e-12 + 2e-16 * (a + b)
+    for method in ("pairwise", "single"):
+        got = H.L(method)
+        assert got == pytest.approx(exact, rel=tol, abs=0), (method, got / exact - 1)
+
+
+def test_scipy_betaln_is_too_coarse_a_reference_at_large_parameters():
+    """Why the decimal reference: the closed form through scipy.special.betaln is off by about
+    3.5e-7 at a = b = 1e7, far beyond the accuracy of L (which meets the exact form)."""
+    a = 1e7
+    via_scipy = 2.0 * math.exp(betaln(2 * a - 1, 2 * a - 1) - 2.0 * betaln(a, a))
+    exact = _two_iid_arms_L(a, a)
+    assert abs(via_scipy / exact - 1.0) > 1e-7
+    assert abs(BetaPrior([a, a], [a, a]).L() / exact - 1.0) < 5e-9

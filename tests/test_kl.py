@@ -1,6 +1,9 @@
 """Bernoulli KL divergence and the KL confidence bounds (bai_lib.kl)."""
 
 import math
+import sys
+import threading
+import time
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -248,3 +251,125 @@ def test_kl_interval_covers_the_mean():
     assert binomtest(misses, reps).proportion_ci(confidence_level=0.999).high < delta, misses
     # and it is narrower than the sub-Gaussian interval (sigma = 1/2) with the same guarantee
     assert np.all(up - lo <= 2 * 0.5 * math.sqrt(2 * math.log(2 / delta) / n) + 1e-12)
+
+
+# ------------------------------------------------------------------ huge finite levels
+ONE_BELOW = 1.0 - 2.0 ** -53     # the largest double below 1
+SMALLEST = 5e-324                # the smallest positive double
+LIMIT = 30.0                     # seconds: each call answers in microseconds once compiled
+
+
+def _within(seconds, fn, *args):
+    """``fn(*args)`` run in a daemon thread and awaited at most ``seconds`` (the repository has
+    no pytest-timeout): a call that does not answer in time fails the test instead of hanging
+    the session (the compiled kernels release the GIL, so the thread cannot block it)."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as err:  # re-raised in the test's thread
+            box["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    start = time.perf_counter()
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"{getattr(fn, '__name__', fn)}{args} did not answer within {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"], time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """Compile the kernels (and kl_interval's loop) before any call is timed."""
+    kl_upper(0.5, 1.0), kl_lower(0.5, 1.0), kl_inner(0.5, 1.0)
+    kl_interval(0.5, 1, 1.0)
+
+
+@pytest.mark.parametrize("call, args, expected", [
+    (kl_interval, (0.5, 1, 1e308), (SMALLEST, ONE_BELOW)),
+    (kl_lower, (0.5, 9e307), SMALLEST),
+    (kl_upper, (0.5, 9e307), ONE_BELOW),
+    (kl_lower, (0.5, sys.float_info.max), SMALLEST),
+    (kl_upper, (1e-300, sys.float_info.max), ONE_BELOW),
+    (kl_inner, (0.5, 1e308), (0.5, 0.5)),
+    (kl_interval, ([0.3, 1e-12, 1 - 1e-9], [1, 2, 3], 1.7e308),
+     ([SMALLEST] * 3, [ONE_BELOW] * 3)),
+], ids=["interval", "lower", "upper", "lower-max", "upper-max", "inner", "interval-array"])
+def test_a_huge_finite_level_gives_the_extreme_doubles_at_once(compiled, call, args, expected):
+    """kl(p, q) is infinite at q = 0 and 1 for 0 < p < 1, so no finite level makes the interval
+    trivial: the ends are the extreme doubles with kl(p, q) <= level, in microseconds, also
+    above about 9e307, where 2 level overflows."""
+    got, seconds = _within(LIMIT, call, *args)
+    if isinstance(expected, tuple) and isinstance(expected[0], list):
+        assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+    else:
+        assert got == expected
+    assert seconds < 1.0, seconds
+
+
+def test_every_mean_and_level_answers_promptly_and_exactly(compiled):
+    """Means from 0 to 1 (subnormal, next to 1) and levels from the smallest double to the
+    largest: each end of 0 < p < 1 is the extreme double with kl(p, q) <= level, and the 432
+    calls take well under a millisecond each (subnormal arguments being the slowest)."""
+    ps = [0.0, SMALLEST, 1e-310, 1e-300, 1e-20, 1e-8, 0.3, 0.5, 0.9, 1 - 1e-8, ONE_BELOW, 1.0]
+    levels = [SMALLEST, 1e-310, 1e-300, 1e-20, 1e-5, 1.0, 36.0, 37.0, 38.0, 700.0, 745.0, 746.0,
+              1e10, 1e300, 8.9e307, 9e307, 1e308, sys.float_info.max]
+
+    def sweep():
+        out = []
+        for p in ps:
+            for level in levels:
+                out.append((p, level, kl_lower(p, level), kl_upper(p, level)))
+        return out
+
+    rows, seconds = _within(LIMIT, sweep)
+    assert seconds < 2.0, seconds
+    for p, level, lo, up in rows:
+        assert 0.0 <= lo <= p <= up <= 1.0, (p, level, lo, up)
+        if p in (0.0, 1.0):
+            continue  # one end trivial, the other a closed form (next test)
+        assert kl_bernoulli(p, lo) <= level and kl_bernoulli(p, up) <= level, (p, level, lo, up)
+        if up < 1.0:
+            assert kl_bernoulli(p, np.nextafter(up, 2.0)) > level, (p, level, up)
+        if lo > 0.0:
+            assert kl_bernoulli(p, np.nextafter(lo, -1.0)) > level, (p, level, lo)
+
+
+def test_the_closed_forms_at_the_edge_means_stay_inside_the_interval():
+    """kl(0, 1) = kl(1, 0) = inf: where 1 - e^-level rounds to 1 (level > 37.4) the upper end
+    of p = 0 is the largest double below 1, not 1 (whose kl is infinite, above any finite
+    level); where e^-level underflows (level > 745.1) the lower end of p = 1 is 5e-324, not 0.
+    Elsewhere they are the closed forms."""
+    for level in (37.5, 40.0, 800.0, 1e300, sys.float_info.max):
+        assert kl_upper(0.0, level) == ONE_BELOW
+        assert kl_bernoulli(0.0, kl_upper(0.0, level)) <= level
+    for level in (745.2, 800.0, 1e300, sys.float_info.max):
+        assert kl_lower(1.0, level) == SMALLEST
+        assert kl_bernoulli(1.0, kl_lower(1.0, level)) <= level
+    for level in np.geomspace(1e-300, 1e300, 601):
+        if level < 37.0:
+            assert kl_upper(0.0, level) == -math.expm1(-level)
+        if level < 745.0:
+            assert kl_lower(1.0, level) == math.exp(-level)
+    assert kl_interval(0.0, 1, 800.0) == (0.0, ONE_BELOW)
+    assert kl_interval(1.0, 1, 800.0) == (SMALLEST, 1.0)
+
+
+def test_the_compiled_kernels_return_nan_where_the_checked_functions_raise():
+    """kl_bernoulli, kl_upper and kl_lower are the simulators' compiled kernels: outside their
+    domain they return nan (documented); the checked forms, bounds.bernoulli_kl and
+    kl_interval, raise a ValueError naming the parameter."""
+    from bai_lib.bounds import bernoulli_kl
+
+    for p, q in [(math.nan, 0.5), (-0.1, 0.5), (0.5, 1.1), (math.inf, 0.5)]:
+        assert math.isnan(kl_bernoulli(p, q))
+        with pytest.raises(ValueError, match=r"\ba\b" if not 0 <= p <= 1 else r"\bb\b"):
+            bernoulli_kl(p, q)
+    for p, level in [(math.nan, 1.0), (1.5, 1.0), (0.5, -1.0), (0.5, math.nan)]:
+        assert math.isnan(kl_upper(p, level)) and math.isnan(kl_lower(p, level))
+        with pytest.raises(ValueError, match="means" if not 0 <= p <= 1 else "log_level"):
+            kl_interval(p, 1, level)

@@ -117,3 +117,57 @@ def test_robust_algorithm1_under_a_shifted_prior_mean():
     (_, hi_robust), _ = _poe(told, robust_factor(told, L_sup_shift(told, 2.5)), truth, delta)
     assert lo_plain > delta
     assert hi_robust < delta
+
+
+# ------------------------------------------------------------------ overflow and names
+def test_a_factor_that_overflows_is_refused_not_returned_as_inf():
+    """4 L_sup / L(H') beyond the largest double is refused, not returned as inf; a factor that
+    fits is the double (4 L_sup) / L (equal to 4 (L_sup / L): a factor 4 is exact)."""
+    H = GaussianPrior.standard(3)
+    for L_sup in (1e308, 1.7e308, 4e307):
+        with pytest.raises(ValueError, match=r"^L_sup = .*overflows double precision"):
+            robust_factor(H, L_sup)
+    L = H.L()
+    for L_sup in (L, 2.5 * L, 1e300, 1e307):
+        assert robust_factor(H, L_sup) == 4.0 * L_sup / L
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: L_sup_scale(GaussianPrior([0.0, 1.0], [1.0, 1.0]), 1e300), r"^ratio = 1e\+300"),
+    (lambda: L_sup_scale(GaussianPrior([0.0, 1.0], [1e-90, 1.0]), 1e20), r"^ratio = 1e\+20"),
+    (lambda: L_sup_scale(GaussianPrior.standard(10), 1.7e308),
+     r"^ratio = 1.7e\+308: the supremum of L overflows"),
+    (lambda: L_sup_shift(GaussianPrior([0.0, 0.5, 1.0], [1.0, 0.5, 2.0]), 1e150),
+     r"^shift = 1e\+150"),
+    (lambda: L_sup_student_t(GaussianPrior.standard(3), 1e306), r"^nu_min must be .* at most"),
+    (lambda: L_sup_student_t(GaussianPrior.standard(3), math.inf), r"^nu_min must"),
+], ids=["scale-1e300", "scale-stds-1e-90", "scale-iid-overflow", "shift-1e150", "t-1e306",
+        "t-inf"])
+def test_an_argument_beyond_the_supported_range_is_refused_by_its_name(call, match):
+    """The error names the parameter the caller passed (not 'means and stds' of the family's
+    members, nor 'L of 3 iid arms with law <scipy ...>'), and an overflow is refused, not
+    returned as inf."""
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_equal_means_need_no_search_and_take_any_ratio():
+    """With equal means L(cH) = L(H) / c: the supremum ratio x L(H') needs no member of the
+    family, whatever their stds."""
+    H = GaussianPrior.standard(3)
+    assert L_sup_scale(H, 1e300) == 1e300 * H.L()
+    tiny = GaussianPrior([0.0, 0.0], [1e-90, 1e-90])
+    assert L_sup_scale(tiny, 1e20) == 1e20 * tiny.L()
+
+
+def test_members_of_the_scale_family_whose_L_underflows_do_not_stop_the_search():
+    """Two arms: L(c) = 2 φ(d / (c s)) / (c s) with s = sqrt(σ1² + σ2²), largest at c s = d,
+    where it is 2 φ(1) / d. With ratio = 1e50 the grid reaches c = 1e-50, where L underflows;
+    such members cannot hold the supremum, which is at least L(H'), and do not stop the
+    search."""
+    H = GaussianPrior([0.0, 1.0], [1.0, 1.0])
+    exact = 2.0 * stats.norm.pdf(1.0) / 1.0
+    assert L_sup_scale(H, 1e50) == pytest.approx(exact, rel=1e-9)
+    assert L_sup_scale(H, 8.0) == pytest.approx(exact, rel=1e-9)
+    assert L_sup_shift(GaussianPrior([0.0, 1.0], [1.0, 1.0]), 1e308) == pytest.approx(
+        1.0 / math.sqrt(math.pi), rel=1e-12)  # two arms: the means meet, any shift
