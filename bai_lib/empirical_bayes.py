@@ -86,10 +86,17 @@ class BetaFit:
         Raises
         ------
         ValueError
-            Naming ``k`` if it is not an integer ``>= 2`` (``a``, ``b``: outside ``PARAM_RANGE``).
+            Naming ``k`` if it is not an integer ``>= 2`` or its ``16 k`` bytes exceed
+            ``MAX_BYTES`` of ``bai_lib._validate`` (as :meth:`BetaPrior.uniform`); ``a``, ``b``
+            outside ``PARAM_RANGE``.
         """
-        k = V.integer(k, "k", 2)
+        k = V.integer(k, "k", 2, V.MAX_BYTES // 16)
         return BetaPrior([self.a] * k, [self.b] * k)
+
+
+#: Largest count of successes or trials accepted: ``2**53``, the last of the run of whole
+#: numbers a double holds exactly (the fits also square the trials, well within range there).
+MAX_COUNT = 2.0**53
 
 
 def _counts(values, name: str) -> np.ndarray:
@@ -100,6 +107,10 @@ def _counts(values, name: str) -> np.ndarray:
                          f"got {reprlib.repr(values)}")
     if np.any(arr != np.floor(arr)) or np.any(arr < 0):
         raise ValueError(f"{name} must hold non-negative integers, got {reprlib.repr(values)}")
+    if np.any(arr > MAX_COUNT):
+        raise ValueError(f"{name} must hold counts up to 2**53 (whole numbers a double holds "
+                         f"exactly, and whose squares the fits can form), got "
+                         f"{reprlib.repr(values)}")
     return arr
 
 

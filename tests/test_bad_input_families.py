@@ -168,22 +168,10 @@ ENTRY_POINTS = [
      dict(k=[1, 2.5, 3.0])),
 ]
 
-#: Known defects of :mod:`bai_lib.empirical_bayes`: these probes fail and are marked as
-#: expected failures, strictly (one that passes fails its test).
-KNOWN = {
-    ("BetaFit.prior", "k", "10**12"): "empirical_bayes: BetaFit.prior builds [a] * k before "
-    "any check of k's size; k = 10**12 ends in a MemoryError, not a ValueError naming k",
-    ("fit_beta_prior", "trials", "1e308"): "empirical_bayes: with a campaign of 1e308 trials "
-    "n_j * n_j overflows; rho comes out nan (ml) or -0 (moments) and the fit ends in "
-    "'successes: no over-dispersion', not a ValueError naming trials",
-    ("fit_beta_prior", "trials", "2**60"): "empirical_bayes: with a campaign of 2**60 trials "
-    "(rate 1e-17 next to rates of 2% to 8%) the ml fit reports 'no over-dispersion (a + b = "
-    "2.5e16 diverges)' and the moments fit rho = 4e13 >= 1; counts beyond 2**53 are not "
-    "refused",
-}
-EXTRA_KNOWN = [("BetaFit.prior", "k", 10**12),
-               ("fit_beta_prior", "trials", [100, 120, 400, 90, 1e308]),
-               ("fit_beta_prior", "trials", [100, 120, 400, 90, 2**60])]
+#: Sizes and counts beyond what the fits and priors can hold: refused by name before any work.
+HUGE = [("BetaFit.prior", "k", 10**12, "10**12"),
+        ("fit_beta_prior", "trials", [100, 120, 400, 90, 1e308], "1e308"),
+        ("fit_beta_prior", "trials", [100, 120, 400, 90, 2**60], "2**60")]
 
 
 def _id(value) -> str:
@@ -199,10 +187,8 @@ CASES += [pytest.param(fn, kwargs, param, value, id=f"{name}-{param}-{_id(value)
           for name, fn, kwargs, _, extra in ENTRY_POINTS
           for param, values in extra.items()
           for value in values]
-CASES += [pytest.param(fn, kwargs, param, value, id=f"{name}-{param}-{label}",
-                       marks=[pytest.mark.xfail(strict=True, reason=KNOWN[(name, param, label)]),
-                              pytest.mark.filterwarnings("ignore::RuntimeWarning")])
-          for (name, param, value), label in zip(EXTRA_KNOWN, ("10**12", "1e308", "2**60"))
+CASES += [pytest.param(fn, kwargs, param, value, id=f"{name}-{param}-{label}")
+          for name, param, value, label in HUGE
           for n, fn, kwargs, _, _ in ENTRY_POINTS if n == name]
 
 
