@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -32,30 +31,15 @@ from bai_lib import BetaPrior, GaussianPrior
 from bai_lib.empirical_bayes import BetaFit, fit_beta_prior
 from bai_lib.kl import kl_bernoulli, kl_glr, kl_inner, kl_interval, kl_lower, kl_upper
 from bai_lib.robust import L_sup_scale, L_sup_shift, L_sup_student_t, robust_factor
+from time_bound import answered
 
 #: seconds each call may take: every probe answers in well under a second once compiled
 LIMIT = 30.0
 
 
 def within(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` in a daemon thread, awaited at most :data:`LIMIT` seconds."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as err:  # re-raised in the test's thread
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(LIMIT)
-    if worker.is_alive():
-        pytest.fail(f"{getattr(fn, '__qualname__', fn)} did not answer within {LIMIT} s "
-                    f"(arguments {args} {kwargs})")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """``fn(*args, **kwargs)``, awaited at most :data:`LIMIT` seconds."""
+    return answered(LIMIT, fn, *args, **kwargs)[0]
 
 
 @pytest.fixture(scope="module", autouse=True)

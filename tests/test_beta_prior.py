@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 import time
 from decimal import Decimal, getcontext
 
@@ -18,6 +17,7 @@ from scipy.stats import beta as beta_dist
 
 from bai_lib.beta_prior import PARAM_RANGE, BetaPrior, _betaln, _log_tail
 from bai_lib.priors import GaussianPrior, delta0
+from time_bound import answered
 
 #: conversion-rate prior: a + b = 1000, means 2%, 2.5%, 3% (stds 0.0044 to 0.0054)
 CONVERSION = ([20.0, 25.0, 30.0], [980.0, 975.0, 970.0])
@@ -367,27 +367,7 @@ def test_bad_input_raises_value_error_naming_the_parameter(call, match):
 LIMIT = 60.0  # seconds for a call that must be refused or answered at once (or quickly)
 
 
-def _within(seconds, fn, *args):
-    """``(fn(*args), seconds taken)``, the call run in a daemon thread awaited at most
-    ``seconds`` (the repository has no pytest-timeout): a call that does not answer in time
-    fails the test instead of hanging the session."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as err:  # re-raised in the test's thread
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    start = time.perf_counter()
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        pytest.fail(f"{getattr(fn, '__name__', fn)}{args} did not answer within {seconds} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"], time.perf_counter() - start
+_within = answered  # (value, seconds), failing the test after `seconds`
 
 
 # ------------------------------------------------------------------ cost guards

@@ -2,8 +2,6 @@
 
 import math
 import sys
-import threading
-import time
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -13,6 +11,7 @@ from scipy.special import rel_entr
 from scipy.stats import binomtest
 
 from bai_lib.kl import kl_bernoulli, kl_inner, kl_interval, kl_lower, kl_upper
+from time_bound import answered
 
 GRID = [0.0, 1e-300, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6, 1 - 1e-12, 1.0]
 
@@ -259,27 +258,7 @@ SMALLEST = 5e-324                # the smallest positive double
 LIMIT = 30.0                     # seconds: each call answers in microseconds once compiled
 
 
-def _within(seconds, fn, *args):
-    """``fn(*args)`` run in a daemon thread and awaited at most ``seconds`` (the repository has
-    no pytest-timeout): a call that does not answer in time fails the test instead of hanging
-    the session (the compiled kernels release the GIL, so the thread cannot block it)."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as err:  # re-raised in the test's thread
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    start = time.perf_counter()
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        pytest.fail(f"{getattr(fn, '__name__', fn)}{args} did not answer within {seconds} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"], time.perf_counter() - start
+_within = answered  # (value, seconds), failing the test after `seconds`
 
 
 @pytest.fixture(scope="module")
