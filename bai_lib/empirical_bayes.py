@@ -87,7 +87,7 @@ class BetaFit:
         ------
         ValueError
             Naming ``k`` if it is not an integer ``>= 2`` or its ``16 k`` bytes exceed
-            ``MAX_BYTES`` of ``bai_lib._validate`` (as :meth:`BetaPrior.uniform`); ``a``, ``b``
+            ``MAX_BYTES`` of ``bai_lib._validate`` (as :meth:`bai_lib.BetaPrior.uniform`); ``a``, ``b``
             outside ``PARAM_RANGE``.
         """
         k = V.integer(k, "k", 2, V.MAX_BYTES // 16)
