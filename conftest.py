@@ -14,10 +14,10 @@ root, no other flag) behave the same:
 - the chapters that keep their runs in ``results/runs/`` (``bai_lib.runcache``) read them in mode
   ``audit``: each cached plan is read and a sample of its runs recomputed and compared bit for
   bit. The audit seed is new at every session and printed in the header (replay:
-  ``BAI_LIB_AUDIT_SEED=...``). On top of that sample, a rotation recomputes one run in 50 of
-  every cached plan, those of index ``r`` modulo 50 with ``r`` the commit hash modulo 50
-  (``BAI_LIB_RUN_CACHE_ROTATION=r/50`` chooses), so that 50 successive commits recompute every
-  run of the book; ``BAI_LIB_RUN_CACHE_FULL=NN_name`` recomputes whole chapters with their
+  ``BAI_LIB_AUDIT_SEED=...``). On top of that sample, a rotation recomputes slice ``r`` of 50
+  of every cached plan (``bai_lib.runcache.rotation_runs``), ``r`` the commit hash modulo 50
+  (``BAI_LIB_RUN_CACHE_ROTATION=r/50`` chooses), so that the 50 values recompute every run of
+  the book; ``BAI_LIB_RUN_CACHE_FULL=NN_name`` recomputes whole chapters with their
   cache off. The ``results-reproduce`` item of a chapter also fails when the chapter asked for a
   plan its cache does not hold. ``BAI_LIB_RUN_CACHE=off`` recomputes everything;
   ``refresh`` is refused here (a test run never writes tracked files; ``make reproduce`` does).

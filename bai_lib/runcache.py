@@ -33,10 +33,12 @@ The audit sample depends on the audit seed (:data:`SEED_ENV`; a fresh random see
 on the plan, so every test session checks other runs; the seed is in every failure message, and
 setting :data:`SEED_ENV` replays the same sample.
 
-On top of the random sample, a *rotation* (:data:`ROTATION_ENV`, ``"r/S"``) recomputes, in every
-plan read, the runs whose index is ``r`` modulo ``S`` (:func:`rotation_runs`): a session that
-takes ``r`` from a counter such as the commit hash recomputes, over ``S`` successive values, every
-run of every plan, the longest ones included.
+On top of the random sample, a *rotation* (:data:`ROTATION_ENV`, ``"r/S"``) recomputes slice ``r``
+of ``S`` of every plan read (:func:`rotation_runs`): a plan's runs, ranked by cost, are dealt out to
+the slices in turn, so that each slice holds one run in ``S`` of every range of cost and the
+longest runs of a plan, and of different plans, fall in different slices. A session that takes
+``r`` from a counter such as the commit hash recomputes, over the ``S`` values, every run of
+every plan, the longest ones included, at about ``1/S`` of the full cost each time.
 
 Reading and writing need pyarrow (the ``book``, ``scale`` and ``test`` extras).
 """
@@ -82,8 +84,8 @@ SEED_ENV = "BAI_LIB_AUDIT_SEED"
 LOG_ENV = "BAI_LIB_RUN_CACHE_LOG"
 #: Environment variable listing cache names (comma-separated) computed in full, mode ``"off"``.
 FULL_ENV = "BAI_LIB_RUN_CACHE_FULL"
-#: Environment variable holding the audit's rotation ``"r/S"`` (``0 <= r < S``). The runs of
-#: index ``r`` modulo ``S`` of every plan read are recomputed too (:func:`rotation_runs`).
+#: Environment variable holding the audit's rotation ``"r/S"`` (``0 <= r < S``). Slice ``r`` of
+#: every plan read is recomputed too (:func:`rotation_runs`).
 ROTATION_ENV = "BAI_LIB_RUN_CACHE_ROTATION"
 #: Number of rotation slices the test session uses. Each session recomputes one run in this
 #: many of every cached plan, and this many sessions recompute them all.
@@ -278,16 +280,27 @@ def audit_sample(audit_seed: int, digest: str, costs: np.ndarray, erring: np.nda
     return np.flatnonzero(chosen)
 
 
-def rotation_runs(first_run: int, n_runs: int, rotation: Optional[tuple[int, int]]
+def rotation_runs(costs: np.ndarray, digest: str, rotation: Optional[tuple[int, int]]
                   ) -> np.ndarray:
-    """Positions in a plan of runs ``first_run, ..., first_run + n_runs - 1`` whose run index is
-    ``r`` modulo ``S``, for ``rotation = (r, S)``; none for ``None``. The run index, not the
-    position, decides, so a plan split into shards rotates the same runs."""
+    """Positions (sorted) of the runs of a plan that slice ``r`` of ``S`` recomputes, for
+    ``rotation = (r, S)``; none for ``None``.
+
+    The plan's runs, ranked by ``costs`` (:func:`run_costs`; longest first, ties by position),
+    are dealt out to the ``S`` slices in turn, starting at a slice set by the plan's ``digest``
+    (hexadecimal). The slices partition the runs, so ``S`` sessions with ``r = 0, ..., S - 1``
+    recompute every run once; each slice holds one run in ``S`` of every range of cost, so it
+    costs about ``1/S`` of the plan plus at most one of its ``S`` longest runs; and the offset
+    spreads the longest runs of different plans over different slices, so that a session does
+    not pay for the longest run of every plan at once (a slice by run index would gather them
+    by chance)."""
     if rotation is None:
         return np.empty(0, dtype=np.int64)
     r, slices = rotation
-    start = (r - first_run) % slices
-    return np.arange(start, n_runs, slices, dtype=np.int64)
+    costs = np.asarray(costs)
+    n = costs.size
+    order = np.lexsort((np.arange(n), -costs.astype(np.float64)))
+    offset = int(digest[:15], 16) % slices
+    return np.sort(order[(np.arange(n) + offset) % slices == r]).astype(np.int64)
 
 
 def _env_rotation() -> Optional[tuple[int, int]]:
@@ -488,7 +501,7 @@ class RunCache:
         sample = audit_sample(self.audit_seed, _key_digest(key), costs,
                               erring_runs(means, stored.recs),
                               np.any(stored.codes == STOP_CENSORED, axis=0))
-        rotated = rotation_runs(plan.first_run, plan.n_runs, self.rotation)
+        rotated = rotation_runs(costs, _key_digest(key), self.rotation)
         index = np.union1d(sample, rotated)
         cpu = time.process_time()
         fresh = compute(plan, index)

@@ -4,6 +4,7 @@ byte-identically, and an audit that fails loudly when a recomputed run differs."
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib.util
 import json
 import warnings
@@ -103,15 +104,27 @@ def test_audit_names_the_cache_plan_run_and_both_values(tmp_path, monkeypatch):
     assert stored.split(",")[0] != recomputed.split(",")[0]
 
 
-def test_rotation_slices_cover_every_run_once_whatever_the_shards():
-    slices = 7
-    seen = np.zeros(100, int)
+def test_rotation_slices_cover_every_run_once_and_spread_the_long_runs():
+    slices, giant = 7, 10**6
+    rng = np.random.default_rng(3)
+    costs = np.concatenate([rng.integers(1, 20, 93), np.full(7, giant)])  # ties, 7 long runs
+    rng.shuffle(costs)
+    digest = "3f" * 32
+    seen = np.zeros(costs.size, int)
     for r in range(slices):
-        for first, n in ((0, 37), (37, 1), (38, 62)):  # one plan split into three shards
-            seen[first + runcache.rotation_runs(first, n, (r, slices))] += 1
-    assert seen.tolist() == [1] * 100
-    assert runcache.rotation_runs(5, 10, (6, 7)).tolist() == [1, 8]
-    assert runcache.rotation_runs(0, 10, None).size == 0
+        pos = runcache.rotation_runs(costs, digest, (r, slices))
+        assert pos.dtype == np.int64 and (np.diff(pos) > 0).all()
+        seen[pos] += 1
+        assert np.count_nonzero(costs[pos] == giant) == 1  # one of the long runs each
+        assert costs[pos][costs[pos] < giant].sum() <= costs[costs < giant].sum() / slices + 19
+    assert seen.tolist() == [1] * costs.size
+    # the slice that holds a plan's longest run depends on the plan
+    longest = int(np.argmax(costs))
+    holders = {next(r for r in range(slices)
+                    if longest in runcache.rotation_runs(costs, d, (r, slices)))
+               for d in (hashlib.sha256(bytes([i])).hexdigest() for i in range(20))}
+    assert len(holders) > 1
+    assert runcache.rotation_runs(costs, digest, None).size == 0
 
 
 def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_path, monkeypatch):
@@ -132,10 +145,12 @@ def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_pat
     rec.taus[0, longest] += 1
     runcache._write(cache.path(key), key, cache.name, rec)
     slices = 50
-    monkeypatch.setenv(runcache.ROTATION_ENV, f"{(longest + 1) % slices}/{slices}")
+    turn = next(r for r in range(slices)
+                if longest in runcache.rotation_runs(costs, digest, (r, slices)))
+    monkeypatch.setenv(runcache.ROTATION_ENV, f"{(turn + 1) % slices}/{slices}")
     with run_cache(tmp_path / "c", mode="audit"):
         bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)  # not this slice: passes
-    monkeypatch.setenv(runcache.ROTATION_ENV, f"{longest % slices}/{slices}")
+    monkeypatch.setenv(runcache.ROTATION_ENV, f"{turn}/{slices}")
     with run_cache(tmp_path / "c", mode="audit"):
         with pytest.raises(AuditFailure, match=f"stopping time of run {longest} "):
             bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)
