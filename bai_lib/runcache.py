@@ -218,7 +218,8 @@ def _describe(plan: RunPlan) -> str:
 
 def run_costs(plan: RunPlan, taus: np.ndarray) -> np.ndarray:
     """Samples a run costs to recompute: its stopping time at the smallest ``δ`` when one
-    trajectory serves every level, else the sum over levels."""
+    trajectory serves every level, else the sum over levels. Given the per-level wall-clock
+    times of the runs instead of ``taus``, the same rule gives their seconds."""
     if len(plan.deltas) == 1 or plan.algorithm.one_trajectory:
         return taus.max(axis=0)
     return taus.sum(axis=0)
@@ -492,7 +493,7 @@ class RunCache:
             _write(path, key, self.name, rec)
         self._log(event="refresh", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                   rewritten=not keep, samples=int(run_costs(plan, rec.taus).sum()),
-                  seconds=float(rec.seconds.max(axis=0).sum()))
+                  seconds=float(run_costs(plan, rec.seconds).sum()))
         return rec
 
     def _audit(self, plan, key, path, stored: Records, compute) -> None:
@@ -521,8 +522,8 @@ class RunCache:
         self._log(event="audit", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                   audited=int(index.size), samples=int(costs.sum()),
                   samples_audited=int(costs[index].sum()),
-                  seconds=float(stored.seconds.max(axis=0).sum()),
-                  seconds_audited=float(stored.seconds.max(axis=0)[index].sum()),
+                  seconds=float(run_costs(plan, stored.seconds).sum()),
+                  seconds_audited=float(run_costs(plan, stored.seconds)[index].sum()),
                   rotated=int(rotated.size), samples_rotated=int(costs[rotated].sum()),
                   cpu_seconds=cpu, audit_seed=self.audit_seed)
 

@@ -43,13 +43,14 @@ def plan_runs(path: Path) -> tuple[np.ndarray, np.ndarray, str, int]:
     key = json.loads(table.schema.metadata[runcache.MANIFEST_KEY])["key"]
     m = len(key["deltas"])
     taus = np.stack([table.column(f"tau_{j}").to_numpy() for j in range(m)]).astype(np.int64)
-    if "seconds" in table.column_names:
-        secs = table.column("seconds").to_numpy().astype(float)
+    if "seconds" in table.column_names:  # one trajectory timed once for every level
+        secs = np.tile(table.column("seconds").to_numpy().astype(float), (m, 1))
     else:
-        secs = np.max([table.column(f"seconds_{j}").to_numpy() for j in range(m)], axis=0)
+        secs = np.stack([table.column(f"seconds_{j}").to_numpy() for j in range(m)])
     spec = _classes()[key["algorithm"]["class"]]
     plan = SimpleNamespace(deltas=key["deltas"], algorithm=spec)  # what run_costs reads
     costs = runcache.run_costs(plan, taus)
+    secs = runcache.run_costs(plan, secs.astype(float))  # per run, by the same rule
     digest = runcache._key_digest(key)
     return costs, secs, digest, int(key["first_run"])
 

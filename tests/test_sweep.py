@@ -346,11 +346,13 @@ class _no_raise:
 
 
 @pytest.mark.parametrize("command", [[], ["run"], ["sweep"], ["summary"]])
-def test_every_command_has_help(command):
-    out = subprocess.run([sys.executable, "-m", "bai_lib", *command, "--help"],
-                         capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0 and out.stdout.startswith("usage: bai-lib")
-    assert "--out" in out.stdout or command in ([], ["summary"])
+def test_every_command_has_help(command, capsys):
+    """In this process (``python -m bai_lib --help`` in a new one: test_packaging.py)."""
+    with pytest.raises(SystemExit) as done:
+        cli_main([*command, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith("usage: bai-lib")
+    assert "--out" in out or command in ([], ["summary"])
 
 
 # ---------------------------------------------------------------------------
