@@ -391,9 +391,7 @@ class GaussianPrior:
         :func:`bai_lib.simulate` uses in run ``r`` for that seed (common random numbers).
         With a :class:`numpy.random.Generator`, draws come from that generator.
         """
-        if int(size) != size or size < 1:
-            raise ValueError(f"size must be a positive integer, got {size!r}")
-        size = int(size)
+        size = V.integer(size, "size", 1, max(1, V.MAX_BYTES // (8 * self.k)))
         if isinstance(rng_or_seed, np.random.Generator):
             z = rng_or_seed.standard_normal((size, self.k))
             return self.means + self.stds * z

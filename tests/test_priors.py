@@ -165,8 +165,11 @@ def test_other_validation():
         H.volume_ratio(0.0)
     with pytest.raises(ValueError, match="delta"):
         H.gap_probability(-1.0)
-    with pytest.raises(ValueError, match="size"):
-        H.sample_means(np.random.default_rng(0), 0)
+    for size in (0, True, np.True_, 2.5, "3", 10**15):  # a bool is no size; nor is a huge one
+        with pytest.raises(ValueError, match="^size must be an integer"):
+            H.sample_means(np.random.default_rng(0), size)
+        with pytest.raises(ValueError, match="^size must be an integer"):
+            H.sample_means(1, size)
     with pytest.raises(ValueError, match="rng_or_seed"):
         H.sample_means(-3, 10)
     with pytest.raises(ValueError, match="k must"):
