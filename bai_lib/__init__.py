@@ -27,11 +27,13 @@ from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingR
                          TrackAndStop)
 from .beta_prior import BetaPrior
 from .oracle import characteristic_time
+from .plan import GuaranteeWarning
 from .priors import GaussianPrior, delta0
 from .result import SimulationResult
 from .simulation import CensoringWarning, simulate, simulate_deltas
 
 __all__ = ["GaussianPrior", "BetaPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
+           "GuaranteeWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]
 

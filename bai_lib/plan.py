@@ -10,6 +10,7 @@ so the same bad input gets the same message everywhere.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
@@ -24,13 +25,20 @@ from .beta_prior import BetaPrior
 from .executor import check_memory
 from .priors import GaussianPrior, check_prior
 
-__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "BERNOULLI_NOISE_STD"]
+__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "BERNOULLI_NOISE_STD",
+           "GuaranteeWarning"]
 
 #: The reward distributions of the simulators, ``N(μ_i, σ_i²)`` and ``Bernoulli(μ_i)``.
 REWARD_MODELS = ("gaussian", "bernoulli")
 #: The noise level Bernoulli runs give the algorithm when ``noise_stds`` is ``None``: a reward in
 #: ``[0, 1]`` is ``1/2``-sub-Gaussian whatever its mean (Hoeffding's lemma).
 BERNOULLI_NOISE_STD = 0.5
+
+class GuaranteeWarning(UserWarning):
+    """A simulation runs under settings where its algorithm's guarantee does not hold, such as
+    Bernoulli rewards with ``noise_stds`` below :data:`BERNOULLI_NOISE_STD` (it runs all the
+    same: the book measures what such a misreading costs)."""
+
 
 #: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
 #: ``k`` samples before they compare with the cap.
@@ -193,6 +201,13 @@ class RunPlan:
         if k < 2:
             raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
         sig = np.ascontiguousarray(V.noise_stds(noise_stds, k))
+        if rewards == "bernoulli" and np.any(sig < BERNOULLI_NOISE_STD):
+            warnings.warn(
+                f"noise_stds = {sig.min():g} is below {BERNOULLI_NOISE_STD} with "
+                f"rewards='bernoulli': a Bernoulli reward of mean 1/2 is {BERNOULLI_NOISE_STD}-"
+                f"sub-Gaussian and no less, so the widths are too narrow and the guarantee at "
+                f"delta no longer holds (noise_stds=None gives {BERNOULLI_NOISE_STD})",
+                GuaranteeWarning, stacklevel=3)
         if prior is not None and not beta:
             _check_scale(prior.means, "prior: means", zero_ok=True)
             _check_scale(prior.stds, "prior: stds")

@@ -92,7 +92,9 @@ def simulate(
         Known reward standard deviations ``sigma_i`` (scalar = same for all
         arms). With Bernoulli rewards, the sub-Gaussian parameters the algorithm's widths use;
         ``None`` gives ``1/2``, valid for any mean in ``[0, 1]``
-        (:data:`~bai_lib.plan.BERNOULLI_NOISE_STD`).
+        (:data:`~bai_lib.plan.BERNOULLI_NOISE_STD`); a smaller value runs with a
+        :class:`~bai_lib.plan.GuaranteeWarning`, as the widths lose their guarantee at means
+        near ``1/2``.
     delta : float
         Confidence level in ``(0, 1)``.
     n_runs : int
