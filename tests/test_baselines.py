@@ -19,41 +19,56 @@ from scipy.optimize import brentq
 from bai_lib import EBTC, LUCB, TTTS, GaussianPrior, TrackAndStop, characteristic_time, simulate
 from bai_lib import _rng
 from bai_lib.stopping import ttucb_two_cg
-from test_conventions import Stream
+from test_conventions import Stream, argmax, argmin
 
 
 def ref_weights(mh, var):
-    b = int(np.argmax(mh))
-    if np.count_nonzero(mh == mh[b]) > 1:
-        return np.full(mh.size, 1.0 / mh.size)
-    a = 0.5 * (mh[b] - mh) ** 2
-    others = np.arange(mh.size) != b
-    h = lambda u: np.sum(var[others] * (u / (a[others] - u)) ** 2) / var[b] - 1.0
-    u = brentq(h, 0.0, a[others].min() * (1 - 1e-15), xtol=1e-300, rtol=1e-15, maxiter=500)
-    x = np.ones(mh.size)
-    x[others] = var[others] / var[b] * u / (a[others] - u)
-    return x / x.sum()
+    """w*(μ̂) for Gaussian arms with variances ``var``, from the optimality condition solved by
+    brentq (sequences of floats in, a list out)."""
+    k = len(mh)
+    b = argmax(mh)
+    if sum(x == mh[b] for x in mh) > 1:
+        return [1.0 / k] * k
+    others = [j for j in range(k) if j != b]
+
+    def sq(x):  # x * x, as numpy squares an array (a float's ** 2 calls pow)
+        return x * x
+
+    a = [0.5 * sq(mh[b] - mh[j]) for j in range(k)]
+
+    def h(u):
+        return sum(var[j] * sq(u / (a[j] - u)) for j in others) / var[b] - 1.0
+
+    u = brentq(h, 0.0, min(a[j] for j in others) * (1 - 1e-15), xtol=1e-300, rtol=1e-15,
+               maxiter=500)
+    x = [1.0] * k
+    for j in others:
+        x[j] = var[j] / var[b] * u / (a[j] - u)
+    total = sum(x)
+    return [xj / total for xj in x]
 
 
 def glr_stop(mh, v, beta):
-    b = int(np.argmax(mh))
-    ok = all((mh[b] - mh[j]) ** 2 >= 2 * beta * (v[b] + v[j]) for j in range(mh.size) if j != b)
+    b = argmax(mh)
+    ok = all((mh[b] - mh[j]) ** 2 >= 2 * beta * (v[b] + v[j]) for j in range(len(mh)) if j != b)
     return ok, b
 
 
 def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None, beta=None):
     """Track-and-Stop, its weights re-solved every step; ``extra_stop(mh, N, best)``, if given,
-    is a second stopping rule checked with the GLR test; ``beta(t)``, if given, replaces the
-    threshold ``log(t/δ)``."""
+    is a second stopping rule checked with the GLR test (``mh``, ``N`` lists of means and
+    counts); ``beta(t)``, if given, replaces the threshold ``log(t/δ)``. The state is kept in
+    lists of floats (numpy's per-call overhead would dominate on k <= 4 arms)."""
     k = mu.size
-    var = sigma**2
+    mean, sd, var = mu.tolist(), sigma.tolist(), (sigma**2).tolist()
     stream = Stream(state, k)
-    S = mu + sigma * stream.take(k)
-    N = np.ones(k)
-    cum = np.ones(k)
+    S = (mu + sigma * stream.take(k)).tolist()
+    N = [1.0] * k
+    cum = [1.0] * k
     t = k
     while True:
-        mh, v = S * (1.0 / N), var * (1.0 / N)
+        mh = [S[i] * (1.0 / N[i]) for i in range(k)]
+        v = [var[i] * (1.0 / N[i]) for i in range(k)]
         stop, b = glr_stop(mh, v, math.log(t / delta) if beta is None else beta(t))
         if stop or (extra_stop is not None and extra_stop(mh, N, b)):
             return t, b
@@ -62,13 +77,13 @@ def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None, bet
         w = ref_weights(mh, var)
         if tracking == "C":
             eps = 0.5 / math.sqrt(k * k + t)
-            cum += (1 - k * eps) * w + eps
-            arm = int(np.argmax(cum - N))
+            cum = [cum[i] + ((1 - k * eps) * w[i] + eps) for i in range(k)]
+            arm = argmax([cum[i] - N[i] for i in range(k)])
         else:
-            arm = int(np.argmin(N))
+            arm = argmin(N)
             if N[arm] >= math.sqrt(t) - k / 2:
-                arm = int(np.argmax(t * w - N))
-        S[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+                arm = argmax([t * w[i] - N[i] for i in range(k)])
+        S[arm] += mean[arm] + sd[arm] * stream.next()
         N[arm] += 1
         t += 1
 
@@ -76,31 +91,32 @@ def ref_tas(state, mu, sigma, delta, tracking, max_samples, extra_stop=None, bet
 def ref_lucb(state, mu, sigma, delta, max_samples, reward=None, interval=None):
     """LUCB1; ``reward(a, z)`` the reward of a pull (default Gaussian), ``interval(mean, n,
     log_term)`` an arm's ``(LCB, UCB)`` with ``log_term = log(k₁ k n⁴/δ)`` (default
-    ``mean ± σ sqrt(2 log_term / N)``)."""
+    ``mean ± σ sqrt(2 log_term / N)``). Means and counts are kept in lists of floats."""
     k = mu.size
+    mus, sds = mu.tolist(), sigma.tolist()
     if reward is None:
         def reward(a, z):
-            return mu[a] + sigma[a] * z
+            return mus[a] + sds[a] * z
     if interval is None:
         def interval(a, mean, count, log_term):
-            w = sigma[a] * math.sqrt(2 * log_term / count)
+            w = sds[a] * math.sqrt(2 * log_term / count)
             return mean - w, mean + w
     stream = Stream(state, k)
-    S = np.array([reward(a, z) for a, z in enumerate(stream.take(k))])
-    N = np.ones(k)
+    S = [reward(a, z) for a, z in enumerate(stream.take(k).tolist())]
+    N = [1.0] * k
     t, n = k, 1
     while True:
         n += 1
         log_term = math.log(1.25 * k * n**4 / delta)
-        mh = S / N
-        h = int(np.argmax(mh))
-        ucb = [-np.inf if j == h else interval(j, mh[j], N[j], log_term)[1] for j in range(k)]
-        low = int(np.argmax(ucb))
+        mh = [S[i] / N[i] for i in range(k)]
+        h = argmax(mh)
+        ucb = [-math.inf if j == h else interval(j, mh[j], N[j], log_term)[1] for j in range(k)]
+        low = argmax(ucb)
         if interval(h, mh[h], N[h], log_term)[0] > ucb[low]:
             return t, h
         if t + 2 > max_samples:
             return t, h
-        z = stream.take(2)
+        z = stream.take(2).tolist()
         for arm, zi in zip((h, low), z):
             S[arm] += reward(arm, zi)
             N[arm] += 1
@@ -109,16 +125,17 @@ def ref_lucb(state, mu, sigma, delta, max_samples, reward=None, interval=None):
 
 def ref_ebtc(state, mu, sigma, delta, beta, max_samples):
     k = mu.size
-    var = sigma**2
+    mean, sd, var = mu.tolist(), sigma.tolist(), (sigma**2).tolist()
     two_cg = ttucb_two_cg(k, delta)
     stream = Stream(state, k)
-    S = mu + sigma * stream.take(k)
-    N = np.ones(k)
-    lead_count = np.zeros(k)
-    lead_pulls = np.zeros((k, k))
+    S = (mu + sigma * stream.take(k)).tolist()
+    N = [1.0] * k
+    lead_count = [0.0] * k
+    lead_pulls = [[0.0] * k for _ in range(k)]
     t = k
     while True:
-        mh, v = S * (1.0 / N), var * (1.0 / N)
+        mh = [S[i] * (1.0 / N[i]) for i in range(k)]
+        v = [var[i] * (1.0 / N[i]) for i in range(k)]
         c = max(2.0 * (two_cg + 4 * math.log(4 + math.log(t / 2))), 0.0)
         stop, b = glr_stop(mh, v, c / 2)
         if stop or t + 1 > max_samples:
@@ -126,11 +143,11 @@ def ref_ebtc(state, mu, sigma, delta, beta, max_samples):
         lead = b
         cost = [np.inf if j == lead else max(mh[lead] - mh[j], 0.0) ** 2 / (v[lead] + v[j])
                 for j in range(k)]
-        chal = int(np.argmin(cost))
+        chal = argmin(cost)
         lead_count[lead] += 1
-        arm = lead if lead_pulls[lead, lead] <= beta * lead_count[lead] else chal
-        lead_pulls[lead, arm] += 1
-        S[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+        arm = lead if lead_pulls[lead][lead] <= beta * lead_count[lead] else chal
+        lead_pulls[lead][arm] += 1
+        S[arm] += mean[arm] + sd[arm] * stream.next()
         N[arm] += 1
         t += 1
 
@@ -139,22 +156,25 @@ def ref_ttts(state, mu, sigma, pm, ps, delta, beta, max_samples):
     """Russo's TTTS with leader probability beta (beta != 1/2: the coin is uniform < beta), its
     challenger by re-drawing the posterior (the "resample" rule)."""
     k = mu.size
-    sig2 = sigma**2
+    mean, sd, sig2 = mu.tolist(), sigma.tolist(), (sigma**2).tolist()
+    prior_prec, prior_lin = (1 / ps**2).tolist(), (pm / ps**2).tolist()
     stream = Stream(state, k)
-    S = mu + sigma * stream.take(k)
-    N = np.ones(k)
+    S = (mu + sigma * stream.take(k)).tolist()
+    N = [1.0] * k
     t = k
 
     def posterior():
-        prec = 1 / ps**2 + N / sig2
-        return (pm / ps**2 + S / sig2) / prec, 1 / np.sqrt(prec)
+        prec = [prior_prec[i] + N[i] / sig2[i] for i in range(k)]
+        return ([(prior_lin[i] + S[i] / sig2[i]) / prec[i] for i in range(k)],
+                [1 / math.sqrt(p) for p in prec])
 
     def draw_argmax(m, s):
         vals = [m[i] + s[i] * _rng.std_normal(state) for i in range(k)]
-        return int(np.argmax(vals))
+        return argmax(vals)
 
     while True:
-        mh, v = S * (1.0 / N), sig2 * (1.0 / N)
+        mh = [S[i] * (1.0 / N[i]) for i in range(k)]
+        v = [sig2[i] * (1.0 / N[i]) for i in range(k)]
         stop, b = glr_stop(mh, v, math.log(t / delta))
         if stop or t + 1 > max_samples:
             return t, b
@@ -175,8 +195,8 @@ def ref_ttts(state, mu, sigma, pm, ps, delta, beta, max_samples):
             if arm == leader:
                 score = [np.inf if j == leader else (m[leader] - m[j]) / math.sqrt(s[leader] ** 2 + s[j] ** 2)
                          for j in range(k)]
-                arm = int(np.argmin(score))
-        S[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+                arm = argmin(score)
+        S[arm] += mean[arm] + sd[arm] * stream.next()
         N[arm] += 1
         t += 1
 

@@ -8,6 +8,7 @@ same recommendation. TTTS randomises its sampling, so its reference uses numpy's
 is compared in distribution.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -38,6 +39,24 @@ class Stream:
         out = self.buf[self.pos:self.pos + n].copy()
         self.pos += n
         return out
+
+    def next(self):
+        """The next standard normal as a float: ``take(1)[0]`` without the array."""
+        if self.pos >= self.buf.size:
+            _rng.fill_normal(self.state, self.buf)
+            self.pos = 0
+        self.pos += 1
+        return float(self.buf[self.pos - 1])
+
+
+def argmax(x):
+    """The first index of the largest entry of a sequence (``np.argmax`` on plain floats)."""
+    return max(range(len(x)), key=x.__getitem__)
+
+
+def argmin(x):
+    """The first index of the smallest entry of a sequence (``np.argmin`` on plain floats)."""
+    return min(range(len(x)), key=x.__getitem__)
 
 
 def conf(n, k, delta, sigma):
@@ -92,13 +111,17 @@ def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=No
     Gaussian, ``(m_a − m_b)² / (2 (v_a + v_b))`` for ``m_a > m_b``, else 0): the test is
     ``min_j Z(best, j) >= c(t, δ)``, and the challenger minimises ``sign(m_lead − m_j) Z``, the
     order of the released cost ``(m_lead − m_j) / sqrt(v_lead + v_j) = sign · sqrt(2Z)``.
-    ``extra_stop(m, n, best)``, if given, is a second stopping rule checked with the test;
-    ``beta(T)``, if given, replaces the threshold ``c(T, δ)`` (``δ`` is then not used)."""
+    ``extra_stop(m, n, best)``, if given, is a second stopping rule checked with the test (``m``
+    and ``n`` the lists of means and counts); ``beta(T)``, if given, replaces the threshold
+    ``c(T, δ)`` (``δ`` is then not used). The state is kept in lists of floats: with k <= 4 arms
+    numpy's per-call overhead would dominate, and the arithmetic is the same."""
     k = mu.size
-    var = sigma**2 if noise_aware else np.ones(k)
+    var = (sigma**2 if noise_aware else np.ones(k)).tolist()
     if reward is None:
+        mean, sd = mu.tolist(), sigma.tolist()
+
         def reward(a, z):
-            return mu[a] + sigma[a] * z
+            return mean[a] + sd[a] * z
     if glr is None:
         def glr(ma, na, mb, nb, a=None, b=None):
             return 0.0 if ma <= mb else (ma - mb) ** 2 / (2 * (var[a] / na + var[b] / nb))
@@ -114,68 +137,71 @@ def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=No
         return -glr(m[b], n[b], m[a], n[a], b, a)
 
     stream = Stream(state, k)
-    n = np.zeros(k)
-    sums = np.zeros(k)
-    m = np.zeros(k)
-    width = np.sqrt(var)
-    ucb = np.full(k, np.inf)
-    n_la = np.zeros((k, k))
-    led = np.zeros(k)
+    n = [0.0] * k
+    sums = [0.0] * k
+    m = [0.0] * k
+    width = [math.sqrt(v) for v in var]
+    ucb = [math.inf] * k
+    n_la = [[0.0] * k for _ in range(k)]
+    led = [0.0] * k
     x = 0.5 * math.log((k - 1) / delta)
     two_cg = 2 * (x + math.log(x))
     T = 0
     while True:
-        if n.min() > 0:
-            best = int(np.argmax(m))
+        if min(n) > 0:
+            best = argmax(m)
             z = min(signed(best, j) for j in range(k) if j != best)
             c = two_cg + 4 * math.log(4 + math.log((T - 1) / 2)) if beta is None else beta(T)
             if z >= c:
                 return T, best
             if extra_stop is not None and extra_stop(m, n, best):
                 return T, best
-        lead = int(np.argmax(ucb))
-        if n.min() == 0:
-            a = int(np.argmin(n))
-        elif 0.5 * led[lead] < n_la[lead, lead]:
-            cost = [np.inf if j == lead else signed(lead, j) for j in range(k)]
-            a = int(np.argmin(cost))
+        lead = argmax(ucb)
+        if min(n) == 0:
+            a = argmin(n)
+        elif 0.5 * led[lead] < n_la[lead][lead]:
+            cost = [math.inf if j == lead else signed(lead, j) for j in range(k)]
+            a = argmin(cost)
         else:
             a = lead
-        n_la[lead, a] += 1
+        n_la[lead][a] += 1
         led[lead] += 1
-        sums[a] += reward(a, stream.take(1)[0])
+        sums[a] += reward(a, stream.next())
         n[a] += 1
         m[a] = sums[a] / n[a]
         T += 1
         width[a] = math.sqrt(var[a] / n[a])
-        ucb = m + width * math.sqrt(4 * math.log(T + 1))
+        bonus = math.sqrt(4 * math.log(T + 1))
+        ucb = [m[j] + width[j] * bonus for j in range(k)]
 
 
 def ref_ttucb_printed(state, mu, sigma, delta):
     """TTUCB with the printed threshold sqrt(c), log(t/2), and Jourdan & Degenne's sampling."""
     k = mu.size
+    mean, sd, sig2 = mu.tolist(), sigma.tolist(), (sigma**2).tolist()
     stream = Stream(state, k)
-    n = np.ones(k)
-    sums = mu + sigma * stream.take(k)
-    led = np.zeros(k)
-    n_la = np.zeros((k, k))
+    n = [1.0] * k
+    sums = (mu + sigma * stream.take(k)).tolist()
+    led = [0.0] * k
+    n_la = [[0.0] * k for _ in range(k)]
     x = 0.5 * math.log((k - 1) / delta)
     t = k
     while True:
-        mh = sums / n
-        v = sigma**2 / n
-        best = int(np.argmax(mh))
+        mh = [sums[i] / n[i] for i in range(k)]
+        v = [sig2[i] / n[i] for i in range(k)]
+        best = argmax(mh)
         c = 2 * (x + math.log(x)) + 4 * math.log(4 + math.log(t / 2))
         if min((mh[best] - mh[i]) / math.sqrt(v[best] + v[i]) for i in range(k) if i != best) \
                 >= math.sqrt(c):
             return t, best
-        lead = int(np.argmax(mh + np.sqrt(T.TTUCB_UCB_COEF * math.log(t) * v)))
-        cost = [np.inf if j == lead else max(mh[lead] - mh[j], 0) / math.sqrt(v[lead] + v[j])
+        coef = T.TTUCB_UCB_COEF * math.log(t)
+        lead = argmax([mh[i] + math.sqrt(coef * v[i]) for i in range(k)])
+        cost = [math.inf if j == lead else max(mh[lead] - mh[j], 0) / math.sqrt(v[lead] + v[j])
                 for j in range(k)]
         led[lead] += 1
-        arm = lead if n_la[lead, lead] <= 0.5 * led[lead] else int(np.argmin(cost))
-        n_la[lead, arm] += 1
-        sums[arm] += mu[arm] + sigma[arm] * stream.take(1)[0]
+        arm = lead if n_la[lead][lead] <= 0.5 * led[lead] else argmin(cost)
+        n_la[lead][arm] += 1
+        sums[arm] += mean[arm] + sd[arm] * stream.next()
         n[arm] += 1
         t += 1
 
@@ -264,38 +290,45 @@ def test_ttucb_log_term_conventions():
 
 def ref_ttts(rng, mu, sigma, m, xi, delta, challenger):
     """TTTS with beta = 1/2: one posterior draw for the leader, then Russo's re-drawing or the
-    released rule (argmax over the other arms of one fresh draw)."""
+    released rule (argmax over the other arms of one fresh draw). A posterior draw is written
+    ``mean + sd * z``, ``z`` standard normal: the numbers numpy's ``rng.normal(mean, sd)`` gives,
+    without its per-call argument checks (the state is kept in lists of floats)."""
     k = mu.size
-    n = np.ones(k)
-    sums = rng.normal(mu, sigma)
+    arms = range(k)
+    n = [1.0] * k
+    sums = rng.normal(mu, sigma).tolist()
+    sig2 = (sigma**2).tolist()
+    prior_prec, prior_lin = (1 / xi**2).tolist(), (m / xi**2).tolist()
     t = k
     while True:
-        mh = sums / n
-        best = int(np.argmax(mh))
-        var = sigma**2 / n
+        mh = [sums[i] / n[i] for i in arms]
+        var = [sig2[i] / n[i] for i in arms]
+        best = argmax(mh)
         if min((mh[best] - mh[b]) ** 2 / (2 * (var[best] + var[b]))
-               for b in range(k) if b != best) >= math.log(t / delta):
+               for b in arms if b != best) >= math.log(t / delta):
             return t, best
-        prec = 1 / xi**2 + n / sigma**2
-        pmean = (m / xi**2 + sums / sigma**2) / prec
-        psd = 1 / np.sqrt(prec)
-        leader = int(np.argmax(rng.normal(pmean, psd)))
+        prec = [prior_prec[i] + n[i] / sig2[i] for i in arms]
+        pmean = [(prior_lin[i] + sums[i] / sig2[i]) / prec[i] for i in arms]
+        psd = [1 / math.sqrt(p) for p in prec]
+        z = rng.standard_normal(k).tolist()
+        leader = argmax([pmean[i] + psd[i] * z[i] for i in arms])
         arm = leader
         if rng.random() < 0.5:
             if challenger == "released":
-                draw = rng.normal(pmean, psd)
-                draw[leader] = -np.inf
-                arm = int(np.argmax(draw))
+                z = rng.standard_normal(k).tolist()
+                arm = argmax([-math.inf if i == leader else pmean[i] + psd[i] * z[i]
+                              for i in arms])
             else:
-                draws = np.argmax(rng.normal(pmean, psd, size=(TTTS_MAX_RESAMPLE, k)), axis=1)
+                z = rng.standard_normal((TTTS_MAX_RESAMPLE, k))
+                draws = (np.array(pmean) + np.array(psd) * z).argmax(axis=1)
                 other = draws[draws != leader]
                 if other.size:
                     arm = int(other[0])
                 else:
-                    score = [np.inf if j == leader else
+                    score = [math.inf if j == leader else
                              (pmean[leader] - pmean[j]) / math.hypot(psd[leader], psd[j])
-                             for j in range(k)]
-                    arm = int(np.argmin(score))
+                             for j in arms]
+                    arm = argmin(score)
         sums[arm] += rng.normal(mu[arm], sigma[arm])
         n[arm] += 1
         t += 1
@@ -308,6 +341,17 @@ TTTS_INSTANCES = {
 }
 
 
+@functools.cache
+def ttts_reference_sample(instance, rule, delta, n_runs):
+    """``(τ, recommendation)`` of ``n_runs`` reference runs (numpy seed 31), read-only; computed
+    once per challenger rule: the "resample" and "exact" kernels share theirs."""
+    mu, sigma, m, xi = TTTS_INSTANCES[instance]
+    rng = np.random.default_rng(31)
+    ref = np.array([ref_ttts(rng, mu, sigma, m, xi, delta, rule) for _ in range(n_runs)])
+    ref.flags.writeable = False
+    return ref
+
+
 @pytest.mark.parametrize("instance", sorted(TTTS_INSTANCES))
 @pytest.mark.parametrize("challenger", ["released", "resample", "exact"])
 def test_ttts_challenger_rules_match_reference_in_distribution(challenger, instance):
@@ -317,9 +361,8 @@ def test_ttts_challenger_rules_match_reference_in_distribution(challenger, insta
     delta, n_runs = 0.2, 300
     ours = np.array(kernel_runs(TTTS(challenger=challenger), mu, sigma, delta, 31, n_runs, prior),
                     dtype=np.int64)
-    rng = np.random.default_rng(31)
     rule = "released" if challenger == "released" else "resample"
-    ref = np.array([ref_ttts(rng, mu, sigma, m, xi, delta, rule) for _ in range(n_runs)])
+    ref = ttts_reference_sample(instance, rule, delta, n_runs)
     assert stats.ks_2samp(ours[:, 0], ref[:, 0]).pvalue > 1e-3
     # each empirical CDF at a point has sd <= sqrt(0.25 / 300) = 0.029, their difference 0.041:
     # a band of +-0.12 in probability is about 3 sd
