@@ -36,8 +36,8 @@ BERNOULLI_NOISE_STD = 0.5
 
 class GuaranteeWarning(UserWarning):
     """A simulation runs under settings where its algorithm's guarantee does not hold, such as
-    Bernoulli rewards with ``noise_stds`` below :data:`BERNOULLI_NOISE_STD` (it runs all the
-    same: the book measures what such a misreading costs)."""
+    Bernoulli rewards with ``noise_stds`` below :data:`~bai_lib.plan.BERNOULLI_NOISE_STD` (it
+    runs all the same: the book measures what such a misreading costs)."""
 
 
 #: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
