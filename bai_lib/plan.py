@@ -34,6 +34,7 @@ REWARD_MODELS = ("gaussian", "bernoulli")
 #: ``[0, 1]`` is ``1/2``-sub-Gaussian whatever its mean (Hoeffding's lemma).
 BERNOULLI_NOISE_STD = 0.5
 
+
 class GuaranteeWarning(UserWarning):
     """A simulation runs under settings where its algorithm's guarantee does not hold, such as
     Bernoulli rewards with ``noise_stds`` below :data:`~bai_lib.plan.BERNOULLI_NOISE_STD` (it

@@ -498,11 +498,10 @@ class RunCache:
 
     def _audit(self, plan, key, path, stored: Records, compute) -> None:
         means = plan.instance_means()
-        costs = run_costs(plan, stored.taus)
-        sample = audit_sample(self.audit_seed, _key_digest(key), costs,
-                              erring_runs(means, stored.recs),
+        costs, digest = run_costs(plan, stored.taus), _key_digest(key)
+        sample = audit_sample(self.audit_seed, digest, costs, erring_runs(means, stored.recs),
                               np.any(stored.codes == STOP_CENSORED, axis=0))
-        rotated = rotation_runs(costs, _key_digest(key), self.rotation)
+        rotated = rotation_runs(costs, digest, self.rotation)
         index = np.union1d(sample, rotated)
         cpu = time.process_time()
         fresh = compute(plan, index)
@@ -519,11 +518,11 @@ class RunCache:
             raise AuditFailure(
                 f"run cache audit failed in {self.name!r}: plan {_describe(plan)} "
                 f"(file {path}): stored Δ0 {want.delta0s}, recomputed {fresh.delta0s}")
+        seconds = run_costs(plan, stored.seconds)
         self._log(event="audit", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                   audited=int(index.size), samples=int(costs.sum()),
                   samples_audited=int(costs[index].sum()),
-                  seconds=float(run_costs(plan, stored.seconds).sum()),
-                  seconds_audited=float(run_costs(plan, stored.seconds)[index].sum()),
+                  seconds=float(seconds.sum()), seconds_audited=float(seconds[index].sum()),
                   rotated=int(rotated.size), samples_rotated=int(costs[rotated].sum()),
                   cpu_seconds=cpu, audit_seed=self.audit_seed)
 

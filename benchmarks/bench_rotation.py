@@ -14,6 +14,7 @@ several of the longest runs in some slices by chance. Nothing is simulated.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,6 +28,7 @@ from bai_lib.algorithms.base import Algorithm
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@functools.cache
 def _classes() -> dict:
     """Every specification class of the library by its qualified name."""
     out, todo = {}, [Algorithm]
@@ -38,21 +40,15 @@ def _classes() -> dict:
 
 
 def plan_runs(path: Path) -> tuple[np.ndarray, np.ndarray, str, int]:
-    """(costs in samples, stored seconds per run, key digest, first run) of one cache file."""
-    table = pq.read_table(path)
-    key = json.loads(table.schema.metadata[runcache.MANIFEST_KEY])["key"]
-    m = len(key["deltas"])
-    taus = np.stack([table.column(f"tau_{j}").to_numpy() for j in range(m)]).astype(np.int64)
-    if "seconds" in table.column_names:  # one trajectory timed once for every level
-        secs = np.tile(table.column("seconds").to_numpy().astype(float), (m, 1))
-    else:
-        secs = np.stack([table.column(f"seconds_{j}").to_numpy() for j in range(m)])
+    """(costs in samples, stored seconds per run, key digest, first run) of one cache file,
+    read and checked against its manifest by the run cache's own reader."""
+    key = json.loads(pq.read_schema(path).metadata[runcache.MANIFEST_KEY])["key"]
+    rec, _ = runcache._read(path, key)
     spec = _classes()[key["algorithm"]["class"]]
     plan = SimpleNamespace(deltas=key["deltas"], algorithm=spec)  # what run_costs reads
-    costs = runcache.run_costs(plan, taus)
-    secs = runcache.run_costs(plan, secs.astype(float))  # per run, by the same rule
-    digest = runcache._key_digest(key)
-    return costs, secs, digest, int(key["first_run"])
+    # seconds per run by the same rule as samples (summed over levels unless one trajectory)
+    return (runcache.run_costs(plan, rec.taus), runcache.run_costs(plan, rec.seconds),
+            runcache._key_digest(key), int(key["first_run"]))
 
 
 def main(argv=None) -> None:
