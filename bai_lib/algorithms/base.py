@@ -62,6 +62,7 @@ class Bound:
                              f"{len(self.delta0s)}")
         tau, rec, code = level_records(1)
         extra = {} if max_samples is None else {"max_samples": max_samples}
+        mu = np.array(mu, dtype=np.float64)  # writable, as in bind: one compiled type
         self.run(state, mu, tau, rec, code, cancel, **extra)
         return (int(tau[0]), int(rec[0]), bool(code[0] in (STOP_CENSORED, STOP_INTERRUPTED)),
                 int(code[0]))
@@ -154,6 +155,9 @@ class Algorithm:
         Gaussian and Bernoulli runs consume the same stream of normals."""
         V.choice(rewards, self.reward_models, "rewards")
         bernoulli = rewards == "bernoulli"
+        # a writable copy: numba compiles a kernel once per argument type, and a read-only
+        # array (a result's, a frozen plan's) is another type, compiled again for nothing
+        noise_stds = np.array(noise_stds, dtype=np.float64)
         bound = self._bind(prior, noise_stds, deltas, max_samples, bernoulli)
         if not bernoulli:
             return bound

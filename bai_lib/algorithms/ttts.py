@@ -432,8 +432,8 @@ class TTTS(IndifferenceZone, Algorithm):
             if self.challenger == "exact" and sig.size > 2:
                 raise ValueError("challenger='exact' samples Gaussian posteriors; with Bernoulli "
                                  "rewards on k > 2 arms use challenger='resample' or 'released'")
-            a = np.ascontiguousarray(prior.a, dtype=np.float64)
-            b = np.ascontiguousarray(prior.b, dtype=np.float64)
+            a = np.array(prior.a, dtype=np.float64)
+            b = np.array(prior.b, dtype=np.float64)
 
             def run_bernoulli(state, mu, out_tau, out_rec, out_code, cancel=None,
                               max_samples=default):
@@ -442,8 +442,8 @@ class TTTS(IndifferenceZone, Algorithm):
                                           cancel_flag(cancel))
 
             return Bound(run_bernoulli, d0, lambda means: gap_cost(means, sig, floor))
-        pm = np.ascontiguousarray(prior.means, dtype=np.float64)
-        ps = np.ascontiguousarray(prior.stds, dtype=np.float64)
+        pm = np.array(prior.means, dtype=np.float64)
+        ps = np.array(prior.stds, dtype=np.float64)
 
         def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
             ttts_levels_run(state, mu, sig, pm, ps, levels, d0s, logcs, rule, beta, max_samples,
