@@ -163,17 +163,28 @@ def test_cancel_flag_validation():
     assert cancel_flag(flag) is flag
 
 
-def test_ttts_with_many_arms_stops_at_the_first_step_after_the_flag():
-    """A TTTS step on k > 2 arms draws the posterior up to 101 times: the kernel polls the flag
-    at every step, not only when its normal buffer runs out (512 rewards, minutes at 10^4 arms)."""
-    from bai_lib import TTTS
-    from bai_lib.kernels import STOP_INTERRUPTED
+MANY_ARM_SPECS = {"ttts": TTTS(), "ttts-bernoulli": TTTS(challenger="resample"),
+                  "ttucb": TTUCB(), "ttucb-bernoulli": TTUCB(), "ebtc": EBTC(),
+                  "ebtc-bernoulli": EBTC()}
+
+
+@pytest.mark.parametrize("name", list(MANY_ARM_SPECS))
+def test_many_arm_kernels_stop_at_the_first_step_after_the_flag(name):
+    """A step of TTTS on k > 2 arms draws the posterior up to 101 times, one of TTUCB or EB-TC
+    scans every arm (twice, with Bernoulli divergences): these kernels poll the flag at every
+    step, not only when their normal buffer runs out (512 rewards, seconds to minutes at 10^4
+    arms)."""
     k = 300  # fewer than the buffer: without the per-step poll the run would reach t = 512
-    bound = TTTS().bind(GaussianPrior.standard(k), np.ones(k), [0.1], 10**9)
+    bernoulli = name.endswith("bernoulli")
+    prior = BetaPrior.uniform(k) if bernoulli else GaussianPrior.standard(k)
+    sig = np.full(k, 0.5) if bernoulli else np.ones(k)
+    bound = MANY_ARM_SPECS[name].bind(prior, sig, [0.1], 10**9,
+                                      rewards="bernoulli" if bernoulli else "gaussian")
     flag = cancel_flag()
     flag[0] = 1
-    tau, rec, censored, reason = bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64),
-                                               np.linspace(1.0, 0.0, k), cancel=flag)
+    mu = np.linspace(0.9, 0.1, k) if bernoulli else np.linspace(1.0, 0.0, k)
+    tau, rec, censored, reason = bound.run_one(np.array([1, 2, 3, 4], dtype=np.uint64), mu,
+                                               cancel=flag)
     assert (tau, rec, censored, reason) == (k, -1, True, STOP_INTERRUPTED)
 
 

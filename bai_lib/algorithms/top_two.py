@@ -305,6 +305,11 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
         if t + 1 > max_samples:
             record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
             return t, np.int64(best), True, STOP_CENSORED
+        if k > 2 and cancel[0]:
+            # a step scans every arm (twice with Bernoulli's divergences): with thousands of
+            # arms, NORMAL_BUFFER steps between refills would take seconds
+            record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
+            return t, np.int64(-1), True, STOP_INTERRUPTED
         if k == 2:
             d = mh[1] - mh[0]
             e = b[0] - b[1]
