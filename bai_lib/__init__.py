@@ -27,10 +27,10 @@ from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingR
                          TrackAndStop)
 from .beta_prior import BetaPrior
 from .oracle import characteristic_time
-from .plan import GuaranteeWarning
+from .plan import CensoringWarning, GuaranteeWarning
 from .priors import GaussianPrior, delta0
 from .result import SimulationResult
-from .simulation import CensoringWarning, simulate, simulate_deltas
+from .simulation import simulate, simulate_deltas
 
 __all__ = ["GaussianPrior", "BetaPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
            "GuaranteeWarning",

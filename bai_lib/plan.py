@@ -26,7 +26,7 @@ from .executor import check_memory
 from .priors import GaussianPrior, check_prior
 
 __all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "BERNOULLI_NOISE_STD",
-           "GuaranteeWarning"]
+           "GuaranteeWarning", "CensoringWarning", "top_tie_probability", "TIE_WARNING_RUNS"]
 
 #: The reward distributions of the simulators, ``N(μ_i, σ_i²)`` and ``Bernoulli(μ_i)``.
 REWARD_MODELS = ("gaussian", "bernoulli")
@@ -39,6 +39,57 @@ class GuaranteeWarning(UserWarning):
     """A simulation runs under settings where its algorithm's guarantee does not hold, such as
     Bernoulli rewards with ``noise_stds`` below :data:`~bai_lib.plan.BERNOULLI_NOISE_STD` (it
     runs all the same: the book measures what such a misreading costs)."""
+
+
+class CensoringWarning(UserWarning):
+    """Some runs of :func:`~bai_lib.simulate` reached ``max_samples`` and were censored, or,
+    before the runs, a :class:`~bai_lib.BetaPrior` makes that likely
+    (:func:`~bai_lib.plan.top_tie_probability`)."""
+
+
+#: A plan warns before its runs when it expects at least this many runs with exactly tied best
+#: arms (``n_runs`` times :func:`~bai_lib.plan.top_tie_probability`).
+TIE_WARNING_RUNS = 0.01
+
+
+def top_tie_probability(a: ArrayLike, b: ArrayLike) -> float:
+    """The probability that the generator's draw from independent ``Beta(a_i, b_i)`` priors has
+    two or more arms tied *exactly* at the best mean.
+
+    The generator returns a Beta draw that would round to 1 as ``1 - 2**-53`` and one that would
+    round to 0 as ``5e-324`` (:func:`bai_lib._rng.beta_variate`), so shapes below 1 put mass on
+    these two doubles: arm ``i`` lands on the top one with probability
+    ``p_i = P(1 - X_i < 2**-53) = I_{2**-53}(b_i, a_i)`` (the draw is ``1 / (1 + ε)`` with
+    ``ε ≈ (1 - X) / X``, which is 1 when ``1 + ε`` rounds to 1, and ``1 - 2**-52`` or less
+    otherwise) and on the bottom one with
+    ``q_i = P(X_i < 1.5 * 2**-1074)``, the leading term ``x**a_i / (a_i B(a_i, b_i))`` of the
+    incomplete Beta function (exact to a relative ``1e-300`` there). Arms with equal means pay
+    the same Bernoulli rewards to all sampling rules, so such a run never stops and is censored
+    at ``max_samples``. The result is ``P(two or more arms on the top double)`` plus
+    ``prod q_i`` (all arms on the bottom one), the first by a recurrence over the arms on
+    (no top arm, one, two or more), which sums nonnegative terms only (no cancellation even
+    when it is ``1e-300``).
+
+    Parameters
+    ----------
+    a, b : array_like of float
+        The shapes of the arms' priors (checked by :class:`~bai_lib.BetaPrior`).
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; about ``4.5e-17`` for two Jeffreys ``Beta(1/2, 1/2)`` arms, ``0.058`` for
+        two ``Beta(0.02, 0.02)`` arms.
+    """
+    from scipy.special import betainc, betaln
+
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    p = betainc(b, a, 2.0**-53)
+    log_q = a * (np.log(1.5) - 1074.0 * np.log(2.0)) - np.log(a) - betaln(a, b)
+    none, one, more = 1.0, 0.0, 0.0
+    for pi in p:
+        none, one, more = none * (1.0 - pi), one * (1.0 - pi) + none * pi, more + one * pi
+    return float(min(1.0, more + np.exp(log_q.sum())))
 
 
 #: Largest ``max_samples``: the simulators count samples in int64 and may add one round of
@@ -217,4 +268,13 @@ class RunPlan:
         if max_samples is None:
             max_samples = spec.default_max_samples(k)
         max_samples = V.integer(max_samples, "max_samples", k, MAX_SAMPLES_LIMIT)
+        if beta and means is None:
+            tie = top_tie_probability(prior.a, prior.b)
+            if n_runs * tie >= TIE_WARNING_RUNS:
+                warnings.warn(
+                    f"prior: {prior!r} puts probability {tie:.3g} on exactly tied best arms "
+                    f"(Beta draws within 2**-53 of 1 or of 0 round to the same double): such a "
+                    f"run never stops and goes to max_samples = {max_samples:,}; about "
+                    f"{n_runs * tie:.3g} of the {n_runs:,} runs are expected to be censored "
+                    f"there", CensoringWarning, stacklevel=3)
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards)

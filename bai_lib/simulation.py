@@ -39,16 +39,12 @@ from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm
 from .executor import check_memory, default_threads, execute, progress_enabled, warm_up
-from .plan import RunPlan
+from .plan import CensoringWarning, RunPlan
 from .priors import GaussianPrior
 from .result import SimulationResult
 from .runcache import Records, active_cache
 
-__all__ = ["simulate", "simulate_deltas", "run_plan", "CensoringWarning"]
-
-
-class CensoringWarning(UserWarning):
-    """Some runs of :func:`simulate` reached ``max_samples`` and were censored."""
+__all__ = ["simulate", "simulate_deltas", "run_plan"]
 
 
 def simulate(

@@ -393,7 +393,8 @@ def shard_columns(cell: Cell, first: int, stop: int, n_threads: Optional[int] = 
     """Simulate runs ``first, ..., stop - 1`` of ``cell`` and return the store's columns."""
     import warnings
 
-    from .simulation import CensoringWarning, run_plan
+    from .plan import CensoringWarning
+    from .simulation import run_plan
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():

@@ -44,7 +44,7 @@ from bai_lib.algorithms import (ALGORITHMS, EBTC, LUCB, TTTS, TTUCB,  # noqa: E4
 from example_rules import least_sampled  # noqa: E402  (benchmarks/, next to this file)
 from bai_lib.beta_prior import BetaPrior  # noqa: E402
 from bai_lib.priors import GaussianPrior, delta0  # noqa: E402
-from bai_lib.simulation import CensoringWarning, simulate  # noqa: E402
+from bai_lib import CensoringWarning, simulate  # noqa: E402
 
 
 def numpy_normal_rate(n=10**7, repeats=5):

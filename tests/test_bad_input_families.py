@@ -28,10 +28,12 @@ import warnings
 import numpy as np
 import pytest
 
-from bai_lib import BetaPrior, GaussianPrior, GuaranteeWarning
+from bai_lib import CensoringWarning, BetaPrior, GaussianPrior, GuaranteeWarning
+from bai_lib._rng import prior_beta_means
 from bai_lib.empirical_bayes import BetaFit, fit_beta_prior
 from bai_lib.kl import kl_bernoulli, kl_glr, kl_inner, kl_interval, kl_lower, kl_upper
-from bai_lib.plan import RunPlan
+from bai_lib.plan import RunPlan, top_tie_probability
+from bai_lib.stats import clopper_pearson
 from bai_lib.robust import L_sup_scale, L_sup_shift, L_sup_student_t, robust_factor
 from time_bound import answered
 
@@ -317,3 +319,35 @@ def test_bernoulli_rewards_warn_below_noise_level_one_half(spec, noise):
         warnings.simplefilter("error")
         RunPlan.build(spec, BetaPrior.uniform(2), [0.5, 0.7], [0.1], 5, 1)
         RunPlan.build(spec, BetaPrior.uniform(2), None, [0.1], 5, 1)
+
+
+# ------------------------------------------------------------------ U-shaped Beta priors
+TOP, BOTTOM = 1.0 - 2.0**-53, 5e-324  # the doubles a Beta draw that would round to 1 or 0 gets
+
+
+@pytest.mark.parametrize("a, b", [([0.02, 0.02], [0.02, 0.02]),
+                                  ([0.05, 0.03, 0.5], [0.04, 0.06, 0.5])])
+def test_top_tie_probability_is_the_generators_share_of_exact_ties(a, b):
+    """U-shaped priors put mass on the double next to 1 (and to 0), where arms tie exactly and
+    a run never stops: the closed form against 200,000 draws of the generator itself, inside a
+    99.9% Clopper-Pearson interval."""
+    means = prior_beta_means(np.array(a), np.array(b), 11, 200_000)
+    tied = ((means == TOP).sum(axis=1) >= 2) | (means == BOTTOM).all(axis=1)
+    lo, hi = clopper_pearson(int(tied.sum()), tied.size, 0.999)
+    assert lo <= top_tie_probability(a, b) <= hi
+
+
+def test_a_u_shaped_beta_prior_warns_before_the_runs_that_tied_runs_go_to_the_cap():
+    """BetaPrior(0.02, 0.02) on two arms ties them exactly in about 6% of runs: TTUCB then runs
+    to the default cap. The plan says so before any work, naming the cap and the expected
+    count; a prior without that mass (Jeffreys, uniform) or fixed means give no warning."""
+    prior = BetaPrior([0.02, 0.02], [0.02, 0.02])
+    with pytest.warns(CensoringWarning, match=r"^prior: BetaPrior\(a=\[0\.02, 0\.02\].* puts "
+                      r"probability 0\.0576 on exactly tied best arms.*max_samples = 1,000; about "
+                      r"5\.76 of the 100 runs"):
+        RunPlan.build("ttucb", prior, None, [0.1], 100, 1, max_samples=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        RunPlan.build("ttucb", BetaPrior([0.5] * 3, [0.5] * 3), None, [0.1], 10**6, 1)
+        RunPlan.build("ttucb", BetaPrior.uniform(2), None, [0.1], 10**6, 1)
+        RunPlan.build("ttucb", prior, None, [0.1], 100, 1, means=[0.5, 0.4])
