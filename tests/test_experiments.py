@@ -146,7 +146,7 @@ def test_comparison_rows_swapped_reading():
 
 
 def test_heterogeneous_setting_draws_in_the_released_ranges():
-    from bai_lib.experiments import heterogeneous_setting
+    from bai_lib._book import heterogeneous_setting
 
     prior, sigma = heterogeneous_setting(3)
     prior2, sigma2 = heterogeneous_setting(3)

@@ -155,7 +155,7 @@ LAYERS = [
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels
     ["executor", "result", "plan", "runcache", "simulation"],  # orchestration
     ["poe"],
-    ["published", "experiments", "tables"],       # the paper's runs and their tables
+    ["published", "experiments", "tables", "_book"],  # the paper's runs, tables, chapters' own
     ["cell", "store", "sweep", "cli", "__main__"],  # scale and command line
     ["claims", "formatting", "plotting"],         # presentation
     [""],                                         # the package's __init__

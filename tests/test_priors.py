@@ -216,7 +216,8 @@ def test_L_released_reproduces_the_released_experiment3_delta0():
 def _book_priors():
     """The priors whose L(H) the book prints or uses (Experiments 1-3 and the redraws)."""
     from bai_lib import published
-    from bai_lib.experiments import DEFAULT_SEED, heterogeneous_setting
+    from bai_lib._book import heterogeneous_setting
+    from bai_lib.experiments import DEFAULT_SEED
 
     e = published.EXPERIMENT3
     priors = [GaussianPrior.standard(k) for k in (2, 3, 4, 5, 10)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bai_lib.experiments import convention_matches, describe_matches
+from bai_lib._book import convention_matches, describe_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 A, B = "delta/(4L)", "delta/L"
