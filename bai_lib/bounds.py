@@ -35,6 +35,7 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 from . import _validate as V
+from .kl import kl_bernoulli
 from .priors import GaussianPrior, check_prior
 
 __all__ = [
@@ -108,7 +109,8 @@ def bernoulli_kl(a: ArrayLike, b: ArrayLike) -> Union[float, np.ndarray]:
 
     with the convention :math:`0 \\log 0 = 0` (so :math:`d(0, b) = -\\log(1 - b)`) and
     :math:`d(a, b) = +\\infty` when ``b`` is 0 or 1 and ``a != b``. Broadcasts over
-    ``a`` and ``b``.
+    ``a`` and ``b``. The values are those of the simulators' compiled
+    :func:`~bai_lib.kl.kl_bernoulli`, behind a check of the arguments.
 
     Parameters
     ----------
@@ -135,8 +137,10 @@ def bernoulli_kl(a: ArrayLike, b: ArrayLike) -> Union[float, np.ndarray]:
     for arr, name in ((aa, "a"), (bb, "b")):
         if np.any((arr < 0) | (arr > 1)):
             raise ValueError(f"{name} must lie in [0, 1], got {arr.tolist()}")
-    out = special.rel_entr(aa, bb) + special.rel_entr(1.0 - aa, 1.0 - bb)
-    out = np.maximum(out, 0.0)  # remove rounding below zero when a ≈ b
+    pa, pb = np.broadcast_arrays(aa, bb)
+    # the compiled divergence of the simulators, one formula for both: no cancellation near a = b
+    out = np.array([kl_bernoulli(x, y) for x, y in zip(pa.ravel().tolist(), pb.ravel().tolist())],
+                   dtype=np.float64).reshape(pa.shape)
     return V.like_input(out, aa + bb)
 
 

@@ -416,3 +416,19 @@ def test_opt2_budget_for_poe_inverts_the_frontier():
         assert opt2.solve(H, 0.99 * N).min_expected_poe > target
     with pytest.raises(ValueError, match="target"):
         opt2.budget_for_poe(H, 1.0)
+
+
+def test_one_bernoulli_divergence_checked_and_compiled():
+    """``bounds.bernoulli_kl`` is the simulators' ``kl.kl_bernoulli`` behind the argument check:
+    the same bits on valid input, a ``ValueError`` naming the argument where the kernel returns
+    ``nan``."""
+    from bai_lib.kl import kl_bernoulli
+    a = np.array([0.0, 1e-12, 0.3, 0.5, 0.5 + 1e-9, 0.999, 1.0])
+    out = B.bernoulli_kl(a[:, None], a[None, :])
+    expected = np.array([[kl_bernoulli(x, y) for y in a] for x in a])
+    assert np.array_equal(out, expected)
+    assert math.isnan(kl_bernoulli(1.5, 0.5))
+    with pytest.raises(ValueError, match="^a must lie in"):
+        B.bernoulli_kl(1.5, 0.5)
+    with pytest.raises(ValueError, match="^b must lie in"):
+        B.bernoulli_kl(0.5, -0.1)
