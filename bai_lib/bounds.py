@@ -138,7 +138,6 @@ def bernoulli_kl(a: ArrayLike, b: ArrayLike) -> Union[float, np.ndarray]:
         if np.any((arr < 0) | (arr > 1)):
             raise ValueError(f"{name} must lie in [0, 1], got {arr.tolist()}")
     pa, pb = np.broadcast_arrays(aa, bb)
-    # the compiled divergence of the simulators, one formula for both: no cancellation near a = b
     out = np.array([kl_bernoulli(x, y) for x, y in zip(pa.ravel().tolist(), pb.ravel().tolist())],
                    dtype=np.float64).reshape(pa.shape)
     return V.like_input(out, aa + bb)

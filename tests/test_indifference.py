@@ -263,3 +263,29 @@ def test_options_are_checked_and_the_prior_is_needed_only_for_delta0():
     assert TTUCB(indifference=True).label == "TTUCB (indifference=True)"
     assert TTUCB(indifference=True).with_delta0_factor(1.0).delta0_factor == 1.0
     assert TTUCB().with_delta0_factor(1.0) == TTUCB()
+
+
+TIED = {"gaussian": (GaussianPrior.standard(3), 1.0, [1.0, 1.0, 0.0]),
+        "bernoulli": (BetaPrior.uniform(3), 0.5, [0.5, 0.5, 0.2])}
+FORCED = {"ttucb": TTUCB(indifference=True, delta0=0.3),
+          "ebtc": EBTC(indifference=True, delta0=0.3),
+          "tas": TrackAndStop(indifference=True, delta0=0.3),
+          "ttts": TTTS(indifference=True, delta0=0.3, challenger="resample")}
+
+
+@pytest.mark.parametrize("rewards", list(TIED))
+@pytest.mark.parametrize("name", list(FORCED))
+def test_every_run_on_tied_means_stops_by_the_stated_bound(name, rewards):
+    """Two arms tied at the top: the GLR test never passes, and EB-TC, which has no exploration,
+    used to starve the third arm so that its interval never shrank and every run went to the cap
+    (TTTS too, on some runs). The kernels force the least-sampled arm from ``t = k n0`` on, so
+    every run stops by indifference within ``stopping_time_bound`` = ``(2k - 1) n0`` samples, for
+    every algorithm with the option and both reward models; the cap is ten times the bound."""
+    prior, sigma, mu = TIED[rewards]
+    spec = FORCED[name]
+    bound = spec.stopping_time_bound(prior, sigma, 0.1)
+    res = simulate(spec, prior, sigma, 0.1, 60, 5, means=mu, max_samples=10 * bound,
+                   rewards=rewards)
+    assert not res.censored.any()
+    assert np.all(res.stop_reasons == "indifference")
+    assert res.stopping_times.max() <= bound

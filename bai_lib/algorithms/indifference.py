@@ -29,13 +29,16 @@ from .. import _validate as V
 from ..beta_prior import BetaPrior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from ..confidence import conf_factor, conf_log_const, indifference_split
+from ..confidence import conf_factor, conf_log_const, first_indifference_round, indifference_split
 from ..kernels import (STOP_GLR, STOP_INDIFFERENCE, glr_passes, glr_passes_bernoulli,
                        record_level)
 from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level, glr_threshold
 
 __all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
-           "record_glr_stops"]
+           "record_glr_stops", "forcing_start", "forced_arm", "NEVER"]
+
+#: A time no run reaches (the samples of every run are below ``2**62``).
+NEVER = 2**62
 
 #: Values of the ``indifference_glr`` option, the threshold of the GLR share of the
 #: indifference stop. ``"proven"`` is the one proven for the reward model, ``"own"`` the
@@ -113,6 +116,21 @@ class IndifferenceZone:
         :func:`~bai_lib.confidence.indifference_split`) with the indifference stop, else ``δ``."""
         return indifference_split(delta)[0] if self.indifference else delta
 
+    def stopping_time_bound(self, prior: Optional[GaussianPrior | BetaPrior],
+                            noise_stds: ArrayLike, delta: float) -> Optional[int]:
+        """The number of samples by which every run at ``delta`` stops, whatever the means:
+        ``(2k - 1) n0`` with ``n0`` the samples per arm that bring every ``Conf`` width of the
+        indifference stop to ``Δ0/2`` or below, which the kernels force from ``t = k n0`` on
+        (:func:`~bai_lib.algorithms.indifference.forcing_start`, where the bound is proven).
+        ``None`` without the indifference stop, or when ``n0`` is beyond ``2**61``."""
+        if not self.indifference:
+            return None
+        sig = V.noise_stds(noise_stds, None if prior is None else prior.k)
+        _, d0s, logcs = self._indifference_levels(prior, [V.confidence_level(delta)],
+                                                  sig.size)
+        n0, _ = forcing_start(np.ascontiguousarray(sig, dtype=np.float64), logcs[0], d0s[0])
+        return None if n0 == NEVER else int((2 * sig.size - 1) * n0)
+
     def _indifference_levels(self, prior, deltas: Sequence[float], k: int,
                              rule: Optional[str] = None
                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -134,6 +152,38 @@ def conf_widths(w: np.ndarray, sigma: np.ndarray, N: np.ndarray, log_const: floa
     with the constant ``log_const``, for every arm."""
     for j in range(w.size):
         w[j] = sigma[j] * conf_factor(float(N[j]), log_const)
+
+
+@njit(cache=True, nogil=True)
+def forcing_start(sigma: np.ndarray, log_const: float, delta0: float) -> tuple[int, int]:
+    """``(n0, k n0)``: the samples per arm after which every ``Conf`` width is at most ``Δ0/2``
+    (:func:`~bai_lib.confidence.first_indifference_round` with the largest ``2σ_i``), and the
+    time from which the GLR algorithms with the indifference stop force them.
+
+    From ``t = k n0`` on, a step whose arm would leave some arm below ``n0`` samples samples the
+    least-sampled arm instead (:func:`forced_arm`). At most ``(k - 1) n0`` such steps bring every
+    arm to ``n0`` (at ``t = k n0`` one arm at least has ``n0``); then every width is at most
+    ``Δ0/2``, so ``max_{j != i_hat} (μ̂_j + w_j) - (μ̂_{i_hat} - w_{i_hat}) <= w_j + w_{i_hat} <=
+    Δ0`` and the indifference stop fires: **every run stops by ``(2k - 1) n0`` samples**, whatever
+    the means (tied ones included, where the GLR test never passes and a sampling rule without
+    exploration, such as EB-TC's, can starve an arm forever). ``(NEVER, NEVER)`` when ``n0`` is
+    beyond ``2**61``. The stop's guarantee does not depend on the sampling rule, so forcing
+    leaves it intact; runs that stop before ``k n0`` are those of the rule alone."""
+    n0 = first_indifference_round(2.0 * sigma.max(), log_const, delta0)
+    if n0 < 0 or n0 > NEVER // sigma.size:
+        return np.int64(NEVER), np.int64(NEVER)
+    return np.int64(n0), np.int64(sigma.size * n0)
+
+
+@njit(cache=True, nogil=True)
+def forced_arm(N: np.ndarray, n0: int, arm: int) -> int:
+    """The least-sampled arm (the lowest index among equals) if it has fewer than ``n0`` samples,
+    else ``arm`` (:func:`forcing_start`)."""
+    j = 0
+    for i in range(1, N.size):
+        if N[i] < N[j]:
+            j = i
+    return j if N[j] < n0 else arm
 
 
 @njit(cache=True, nogil=True)

@@ -27,7 +27,8 @@ from ..stopping import (GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, TTUCB_LOG_TERMS, 
                         glr_beta, glr_threshold, ttucb_glr_threshold, ttucb_threshold,
                         ttucb_two_cg)
 from .base import Algorithm, Bound, gap_cost
-from .indifference import IndifferenceZone, conf_widths, indifferent
+from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
+                           indifferent)
 
 __all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF"]
@@ -276,8 +277,10 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
     s_hi = 0.0
     p = 0  # the next level to reach
     m = two_cgs.size
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)  # forced exploration (forcing_start)
     if indifference:
         conf_widths(w, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
     while True:
         if t >= t_next:
             t_next = t + max(64, t >> 6)
@@ -300,6 +303,8 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
                                     out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, code
+            if indifference:
+                n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
             # a lower bound for the new level until the next refresh (c is increasing in t)
             c_lo = max(_c(t, two_cgs[p], c_scale, log_shift, rule) - 1e-9, 0.0)
         if t + 1 > max_samples:
@@ -348,6 +353,8 @@ def _ttucb_levels(state, mu, sigma, var, two_cgs, delta0s, log_consts, c_scale, 
             lead_count[lead] += 1
             take_leader = lead_pulls[lead, lead] <= beta * lead_count[lead]
         arm = lead if take_leader else chal
+        if indifference and t >= t_force:
+            arm = forced_arm(N, n0, arm)
         lead_pulls[lead, arm] += 1
         if pos == buf.size:
             if not refill(state, buf, cancel):

@@ -21,7 +21,8 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
 from .base import Algorithm, Bound, gap_cost
-from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
+from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
+                           indifferent, record_glr_stops)
 
 __all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
            "track_and_stop_levels_run_bernoulli", "UPDATE_SCHEDULES"]
@@ -164,8 +165,10 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
     p = 0  # the next level to reach
     m = deltas.size
     wd = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)  # forced exploration (forcing_start)
     if indifference:
         conf_widths(wd, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
     while True:
         if t >= t_next:
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
@@ -180,12 +183,14 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
             if p == m:
                 return t, np.int64(best), False, code
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+            n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
         elif stop and indifference:
             p, code = record_glr_stops(p, t, best, STOP_GLR, mh, v, N, wd, sigma, deltas, delta0s,
                                     log_consts, rule, bernoulli, out_tau, out_rec, out_code)
             if p == m:
                 return t, np.int64(best), False, code
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+            n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
         elif stop:
             if bernoulli:
                 p = record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau,
@@ -238,6 +243,8 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
                     if gap > top:
                         top = gap
                         arm = j
+        if indifference and t >= t_force:
+            arm = forced_arm(N, n0, arm)
         if pos == buf.size:
             if not refill(state, buf, cancel):
                 record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)

@@ -33,7 +33,8 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
                        level_records, observe, record_glr_levels, record_rest, refill)
 from ..stopping import GLR_THRESHOLDS, glr_beta
 from .base import Algorithm, Bound, gap_cost
-from .indifference import IndifferenceZone, conf_widths, indifferent, record_glr_stops
+from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
+                           indifferent, record_glr_stops)
 from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, new_workspace, note_sampled,
                          refill_normals)
 
@@ -222,8 +223,10 @@ def _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_c
         pmean[i] = (prior_num[i] + S[i] / sig2[i]) / prec
         psd[i] = 1.0 / math.sqrt(prec)
     wd = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)  # forced exploration (forcing_start)
     if indifference:
         conf_widths(wd, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
     inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
     t = np.int64(k)
     t_next = t
@@ -251,6 +254,7 @@ def _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_c
             if p == m:
                 return t, np.int64(best), False, code
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+            n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
         elif stop:
             p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
             if p == m:
@@ -331,6 +335,8 @@ def _ttts_levels(state, mu, sigma, prior_mean, prior_std, deltas, delta0s, log_c
                             if score < best_score:
                                 best_score = score
                                 arm = j
+        if indifference and t >= t_force:
+            arm = forced_arm(N, n0, arm)
         if pos == buf.size:
             if not refill(state, buf, cancel):
                 record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)

@@ -17,7 +17,8 @@ from ..confidence import conf_factor
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, glr_check_bernoulli, glr_refresh,
                        record_glr_levels_bernoulli, record_rest, refill)
-from .indifference import conf_widths, indifferent, record_glr_stops
+from .indifference import (NEVER, conf_widths, forced_arm, forcing_start, indifferent,
+                           record_glr_stops)
 from .challenger import TTTS_MAX_RESAMPLE
 
 __all__ = ["ttts_levels_run_bernoulli"]
@@ -114,8 +115,10 @@ def _ttts_levels_bernoulli(state, mu, sigma, prior_a, prior_b, deltas, delta0s, 
     pos = k
     v = np.empty(0)  # unused by the Bernoulli GLR test
     wd = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)  # forced exploration (forcing_start)
     if indifference:
         conf_widths(wd, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
     p = 0  # the next level to reach
     m = deltas.size
     t = np.int64(k)
@@ -136,6 +139,7 @@ def _ttts_levels_bernoulli(state, mu, sigma, prior_a, prior_b, deltas, delta0s, 
             if p == m:
                 return t, np.int64(best), False, code
             thr_lo, t_next = glr_refresh(t, deltas[p], rule)
+            n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
         elif stop:
             p = record_glr_levels_bernoulli(p, t, best, mh, N, deltas, rule, out_tau, out_rec,
                                             out_code)
@@ -178,6 +182,8 @@ def _ttts_levels_bernoulli(state, mu, sigma, prior_a, prior_b, deltas, delta0s, 
                         break
                 if arm == leader:
                     arm = _likeliest_rival(A, B, leader)
+        if indifference and t >= t_force:
+            arm = forced_arm(N, n0, arm)
         if pos == buf.size:
             if not refill(state, buf, cancel):
                 record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
