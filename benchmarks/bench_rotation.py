@@ -44,7 +44,7 @@ def plan_runs(path: Path) -> tuple[np.ndarray, np.ndarray, str, int]:
     read and checked against its manifest by the run cache's own reader."""
     key = json.loads(pq.read_schema(path).metadata[runcache.MANIFEST_KEY])["key"]
     rec, _ = runcache._read(path, key)
-    spec = _classes()[key["algorithm"]["class"]]
+    spec = _classes()[key["algorithm"]["class"]](**key["algorithm"]["options"])
     plan = SimpleNamespace(deltas=key["deltas"], algorithm=spec)  # what run_costs reads
     # seconds per run by the same rule as samples (summed over levels unless one trajectory)
     return (runcache.run_costs(plan, rec.taus), runcache.run_costs(plan, rec.seconds),

@@ -202,7 +202,11 @@ def test_the_proven_bernoulli_threshold_covers_the_error_of_every_count_pair():
 
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True),
                                   TTTS(indifference=True)], ids=["ttucb", "tas", "ttts"])
-def test_one_trajectory_scores_every_level(spec):
+def test_every_level_of_simulate_deltas_is_a_run_at_that_level_alone(spec):
+    """With the indifference stop the forced pulls start at a time set by the level
+    (``forcing_start``), so each level runs on its own trajectory: ``one_trajectory`` is false
+    with the option and true without it, and each level's records are those of a separate run."""
+    assert not spec.one_trajectory and type(spec)().one_trajectory
     H = GaussianPrior.standard(3)
     deltas = [0.3, 0.1, 0.01]
     many = simulate_deltas(spec, H, 1.0, deltas, 200, 9)
@@ -278,8 +282,8 @@ FORCED = {"ttucb": TTUCB(indifference=True, delta0=0.3),
 def test_every_run_on_tied_means_stops_by_the_stated_bound(name, rewards):
     """Two arms tied at the top: the GLR test never passes, and EB-TC, which has no exploration,
     used to starve the third arm so that its interval never shrank and every run went to the cap
-    (TTTS too, on some runs). The kernels force the least-sampled arm from ``t = k n0`` on, so
-    every run stops by indifference within ``stopping_time_bound`` = ``(2k - 1) n0`` samples, for
+    (TTTS too, on some runs). The kernels force the least-sampled arm from ``t = 2k n0`` on, so
+    every run stops by indifference within ``stopping_time_bound`` = ``(3k - 1) n0`` samples, for
     every algorithm with the option and both reward models; the cap is ten times the bound."""
     prior, sigma, mu = TIED[rewards]
     spec = FORCED[name]

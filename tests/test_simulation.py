@@ -575,7 +575,8 @@ def test_one_binding_serves_one_level_or_many():
     H, sig = GaussianPrior.standard(3), np.ones(3)
     with pytest.raises(ValueError, match="one confidence level at a time"):
         Elimination().bind(H, sig, [0.1, 0.01], 10**6)
-    assert TTUCB.one_trajectory and not Elimination.one_trajectory
+    assert TTUCB().one_trajectory and not Elimination().one_trajectory
+    assert not TTUCB(indifference=True).one_trajectory  # forcing depends on the level
     mu = np.array([0.3, 0.0, -0.2])
     many = TTUCB().bind(H, sig, [0.1, 0.01], 10**7)
     tau, rec, code = (np.empty(2, np.int64) for _ in range(3))

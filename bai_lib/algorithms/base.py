@@ -118,7 +118,9 @@ class Algorithm:
     one_trajectory : bool
         Whether the sampling rule does not depend on ``δ`` (only the stopping rule does), so
         that :meth:`bind` takes several levels and one trajectory serves them all
-        (:func:`bai_lib.simulate_deltas`).
+        (:func:`bai_lib.simulate_deltas`). Read it on the specification, not the class: the GLR
+        algorithms with the indifference stop force pulls from a time set by the level
+        (:func:`~bai_lib.algorithms.indifference.forcing_start`), so theirs is false.
     reward_models : tuple of str
         The reward distributions its kernel simulates: ``"gaussian"`` (every specification),
         and ``"bernoulli"`` for those whose :meth:`bind` takes ``rewards="bernoulli"``.

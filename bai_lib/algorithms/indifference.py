@@ -76,6 +76,13 @@ class IndifferenceZone:
     def uses_prior(self) -> bool:
         return self.needs_prior or (self.indifference and self.delta0 is None)
 
+    @property
+    def one_trajectory(self) -> bool:
+        """Without the indifference stop the sampling rule does not depend on ``δ``; with it, the
+        forced exploration (:func:`~bai_lib.algorithms.indifference.forcing_start`) starts at a
+        time set by the level."""
+        return not self.indifference
+
     def resolve_delta0(self, prior: Optional[GaussianPrior | BetaPrior],
                        delta: float) -> Optional[float]:
         """``Δ0`` for ``prior`` and ``delta`` with ``indifference``: the fixed ``delta0``, else
@@ -119,8 +126,8 @@ class IndifferenceZone:
     def stopping_time_bound(self, prior: Optional[GaussianPrior | BetaPrior],
                             noise_stds: ArrayLike, delta: float) -> Optional[int]:
         """The number of samples by which every run at ``delta`` stops, whatever the means:
-        ``(2k - 1) n0`` with ``n0`` the samples per arm that bring every ``Conf`` width of the
-        indifference stop to ``Δ0/2`` or below, which the kernels force from ``t = k n0`` on
+        ``(3k - 1) n0`` with ``n0`` the samples per arm that bring every ``Conf`` width of the
+        indifference stop to ``Δ0/2`` or below, which the kernels force from ``t = 2 k n0`` on
         (:func:`~bai_lib.algorithms.indifference.forcing_start`, where the bound is proven).
         ``None`` without the indifference stop, or when ``n0`` is beyond ``2**61``."""
         if not self.indifference:
@@ -129,7 +136,7 @@ class IndifferenceZone:
         _, d0s, logcs = self._indifference_levels(prior, [V.confidence_level(delta)],
                                                   sig.size)
         n0, _ = forcing_start(np.ascontiguousarray(sig, dtype=np.float64), logcs[0], d0s[0])
-        return None if n0 == NEVER else int((2 * sig.size - 1) * n0)
+        return None if n0 == NEVER else int((3 * sig.size - 1) * n0)
 
     def _indifference_levels(self, prior, deltas: Sequence[float], k: int,
                              rule: Optional[str] = None
@@ -156,29 +163,33 @@ def conf_widths(w: np.ndarray, sigma: np.ndarray, N: np.ndarray, log_const: floa
 
 @njit(cache=True, nogil=True)
 def forcing_start(sigma: np.ndarray, log_const: float, delta0: float) -> tuple[int, int]:
-    """``(n0, k n0)``: the samples per arm after which every ``Conf`` width is at most ``Δ0/2``
+    """``(n0, 2 k n0)``: the samples per arm after which every ``Conf`` width is at most ``Δ0/2``
     (:func:`~bai_lib.confidence.first_indifference_round` with the largest ``2σ_i``), and the
     time from which the GLR algorithms with the indifference stop force them.
 
-    From ``t = k n0`` on, a step whose arm would leave some arm below ``n0`` samples samples the
-    least-sampled arm instead (:func:`forced_arm`). At most ``(k - 1) n0`` such steps bring every
-    arm to ``n0`` (at ``t = k n0`` one arm at least has ``n0``); then every width is at most
-    ``Δ0/2``, so ``max_{j != i_hat} (μ̂_j + w_j) - (μ̂_{i_hat} - w_{i_hat}) <= w_j + w_{i_hat} <=
-    Δ0`` and the indifference stop fires: **every run stops by ``(2k - 1) n0`` samples**, whatever
+    From ``t = 2 k n0`` on, a step that would leave some arm below ``n0`` samples samples the
+    least-sampled arm instead (:func:`~bai_lib.algorithms.indifference.forced_arm`). At most
+    ``(k - 1) n0`` such steps bring every arm to ``n0`` (at ``t = 2 k n0`` one arm at least has
+    ``n0``); then every width is at most ``Δ0/2``, so
+    ``max_{j != i_hat} (μ̂_j + w_j) - (μ̂_{i_hat} - w_{i_hat}) <= w_j + w_{i_hat} <= Δ0`` and the
+    indifference stop fires: **every run stops by ``(3k - 1) n0`` samples**, whatever
     the means (tied ones included, where the GLR test never passes and a sampling rule without
     exploration, such as EB-TC's, can starve an arm forever). ``(NEVER, NEVER)`` when ``n0`` is
     beyond ``2**61``. The stop's guarantee does not depend on the sampling rule, so forcing
-    leaves it intact; runs that stop before ``k n0`` are those of the rule alone."""
+    leaves it intact. Forcing starts at twice the time a uniform allocation needs, so that a
+    sampling rule that keeps every arm near ``t / k`` is never overridden: only runs with a
+    starved arm change. It depends on the level through ``n0``, so with the indifference stop
+    one trajectory no longer serves several levels (``one_trajectory`` is then false)."""
     n0 = first_indifference_round(2.0 * sigma.max(), log_const, delta0)
-    if n0 < 0 or n0 > NEVER // sigma.size:
+    if n0 < 0 or n0 > NEVER // (2 * sigma.size):
         return np.int64(NEVER), np.int64(NEVER)
-    return np.int64(n0), np.int64(sigma.size * n0)
+    return np.int64(n0), np.int64(2 * sigma.size * n0)
 
 
 @njit(cache=True, nogil=True)
 def forced_arm(N: np.ndarray, n0: int, arm: int) -> int:
     """The least-sampled arm (the lowest index among equals) if it has fewer than ``n0`` samples,
-    else ``arm`` (:func:`forcing_start`)."""
+    else ``arm`` (:func:`~bai_lib.algorithms.indifference.forcing_start`)."""
     j = 0
     for i in range(1, N.size):
         if N[i] < N[j]:

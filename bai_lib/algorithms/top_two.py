@@ -485,7 +485,6 @@ class TTUCB(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
     color: ClassVar[str] = "#edae49"
-    one_trajectory: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     def __post_init__(self):
@@ -566,7 +565,6 @@ class EBTC(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
     color: ClassVar[str] = "#66a182"
-    one_trajectory: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     def __post_init__(self):

@@ -299,7 +299,6 @@ class TrackAndStop(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
     color: ClassVar[str] = "#2e4057"
-    one_trajectory: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     def __post_init__(self):

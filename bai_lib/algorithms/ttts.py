@@ -403,7 +403,6 @@ class TTTS(IndifferenceZone, Algorithm):
     short_label: ClassVar[str] = "TTTS"
     color: ClassVar[str] = "#d1495b"
     needs_prior: ClassVar[bool] = True
-    one_trajectory: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
 
     def __post_init__(self):
