@@ -57,7 +57,7 @@ from .store import ResultStore, missing_ranges
 
 __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "run_sweep",
            "summary_table", "ShardWarning", "DEFAULT_SHARD_RUNS", "MAX_CELLS", "MAX_SHARDS",
-           "MAX_CONFIG_BYTES"]
+           "MAX_CONFIG_BYTES", "require_scale", "SCALE_MODULES"]
 
 #: Runs per shard when a configuration does not say.
 DEFAULT_SHARD_RUNS = 1000
@@ -425,6 +425,29 @@ def _progress_bar(total, done, progress):
                 smoothing=0.05)
 
 
+#: The modules of the ``scale`` extra a sweep needs: the result store's, and Dask's executor's.
+SCALE_MODULES = {"local": ("pandas", "pyarrow"), "dask": ("pandas", "pyarrow", "dask.distributed")}
+
+
+def require_scale(executor: str = "local") -> None:
+    """Refuse, before any work, a sweep whose result store (or executor) cannot be imported: an
+    ``ImportError`` naming every missing module of :data:`~bai_lib.sweep.SCALE_MODULES` and the
+    extra to install, where the store would otherwise fail only when it writes the first
+    shard."""
+    import importlib.util
+
+    def missing(name):
+        try:
+            return importlib.util.find_spec(name) is None
+        except ImportError:  # the parent package of a dotted name is missing
+            return True
+
+    absent = [name for name in SCALE_MODULES[executor] if missing(name)]
+    if absent:
+        raise ImportError(f"sweeps and bai-lib run/sweep/summary need {', '.join(absent)}, not "
+                          f"installed: pip install 'bai_lib[scale]'")
+
+
 def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = "local",
               scheduler: Optional[str] = None, n_workers: Optional[int] = None,
               progress: Optional[bool] = None, n_threads: Optional[int] = None) -> ResultStore:
@@ -456,10 +479,11 @@ def run_sweep(sweep: Sweep, store: ResultStore | str | Path, *, executor: str = 
     computed again. Starting takes time linear in the number of cells: each cell's
     ``cell.json`` is read twice at most (written or compared, then checked), its shards once.
     """
-    store = store if isinstance(store, ResultStore) else ResultStore(store)
     V.choice(executor, ("local", "dask"), "executor")
     if scheduler is not None and executor != "dask":
         raise ValueError("scheduler is only used with executor='dask'")
+    require_scale(executor)
+    store = store if isinstance(store, ResultStore) else ResultStore(store)
     with store.writer():  # one writer at a time: a second sweep is refused, not interleaved
         store.remove_partial()  # shards a killed sweep was writing: never complete, never read
         for cell in sweep.cells:

@@ -639,3 +639,39 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_store(tmp_path):
         assert partial.read_bytes() == b"being written"  # the first writer's file survives
     run_sweep(sweep, store, progress=False)  # free again once the first writer is done
     assert len(store.table()) == 20
+
+
+@pytest.mark.parametrize("absent, executor", [(("pyarrow",), "local"),
+                                              (("pandas", "pyarrow"), "local"),
+                                              (("dask",), "dask")])
+def test_a_missing_scale_module_is_named_before_any_work(tmp_path, monkeypatch, capsys, absent,
+                                                         executor):
+    """Without the ``scale`` extra, ``bai-lib run`` used to simulate for most of a minute and
+    only then fail to write its store: now the command and ``run_sweep`` refuse at once, naming
+    every missing module and the extra, and nothing is simulated or written."""
+    import importlib.util
+
+    import bai_lib.sweep as sweep_module
+    real = importlib.util.find_spec
+
+    def find_spec(name, *args):
+        if name.split(".")[0] in absent:
+            return None
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    monkeypatch.setattr(sweep_module, "run_shard", lambda *a, **k: pytest.fail("simulated"))
+    need = ", ".join(n for n in sweep_module.SCALE_MODULES[executor] if n.split(".")[0] in absent)
+    out = tmp_path / "store"
+    if executor == "local":
+        assert cli_main(["run", "--algorithm", "elimination", "--arms", "2", "--delta", "0.1",
+                         "--runs", "10", "--seed", "1", "--out", str(out), "--quiet"]) == 2
+        assert capsys.readouterr().err == (f"bai-lib run: error: sweeps and bai-lib "
+                                           f"run/sweep/summary need {need}, not installed: pip "
+                                           f"install 'bai_lib[scale]'\n")
+    sweep = parse_sweep({"seed": 1, "runs": 10, "grid": {"algorithm": ["elimination"],
+                                                          "arms": [2], "delta": [0.1]}}, "test")
+    with pytest.raises(ImportError, match=rf"^sweeps and .* need {need}, not installed: pip "
+                                          r"install 'bai_lib\[scale\]'$"):
+        run_sweep(sweep, out, executor=executor)
+    assert not out.exists()
