@@ -82,8 +82,9 @@ def convention_matches(rows_by_convention: Mapping[str, Sequence[Mapping]],
     ----------
     rows_by_convention : mapping of str to sequence of dict
         Exactly two conventions, ``name -> rows`` of
-        :func:`~bai_lib.experiments.comparison_rows` for the same table (the published values ``paper_<metric>`` must agree between them). The names
-        (e.g. ``"delta/(4L)"``, ``"delta/L"``) must not be ``"both"`` or ``"neither"``.
+        :func:`~bai_lib.experiments.comparison_rows` for the same table (the published values
+        ``paper_<metric>`` must agree between them). The names (e.g. ``"delta/(4L)"``,
+        ``"delta/L"``) must not be ``"both"`` or ``"neither"``.
     algorithms : sequence of str
         The ``algorithm`` keys to test, in the order of the output; each must occur exactly once
         in the rows of every convention.

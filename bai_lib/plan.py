@@ -273,7 +273,7 @@ class RunPlan:
             if n_runs * tie >= TIE_WARNING_RUNS:
                 warnings.warn(
                     f"prior: {prior!r} puts probability {tie:.3g} on exactly tied best arms "
-                    f"(Beta draws within 2**-53 of 1 or of 0 round to the same double): such a "
+                    f"(Beta draws within 2**-53 of 1, or next to 0, round to one double): such a "
                     f"run never stops and goes to max_samples = {max_samples:,}; about "
                     f"{n_runs * tie:.3g} of the {n_runs:,} runs are expected to be censored "
                     f"there", CensoringWarning, stacklevel=3)

@@ -29,7 +29,8 @@ from .. import _validate as V
 from ..beta_prior import BetaPrior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from ..confidence import conf_factor, conf_log_const, first_indifference_round, indifference_split
+from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
+                          indifference_split)
 from ..kernels import (STOP_GLR, STOP_INDIFFERENCE, glr_passes, glr_passes_bernoulli,
                        record_level)
 from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level, glr_threshold
@@ -135,7 +136,7 @@ class IndifferenceZone:
         sig = V.noise_stds(noise_stds, None if prior is None else prior.k)
         _, d0s, logcs = self._indifference_levels(prior, [V.confidence_level(delta)],
                                                   sig.size)
-        n0, _ = forcing_start(np.ascontiguousarray(sig, dtype=np.float64), logcs[0], d0s[0])
+        n0, _ = forcing_start(sig, logcs[0], d0s[0])  # sig: a new float64 array
         return None if n0 == NEVER else int((3 * sig.size - 1) * n0)
 
     def _indifference_levels(self, prior, deltas: Sequence[float], k: int,
