@@ -3,8 +3,8 @@
 A simulator simulates **one** run of a best arm identification algorithm on a fixed Gaussian
 bandit instance ``mu`` (arm means) with known noise standard deviations ``sigma``: arm ``i``
 returns ``mu[i] + sigma[i] * Z`` with ``Z ~ N(0, 1)`` (paper, Section 2). Each simulator lives
-with its algorithm in :mod:`bai_lib.algorithms` (``elimination_run``, ``ttts_run``,
-``ttucb_run``, ``track_and_stop_run``, ``lucb_run``, ``plugin_run``); this module holds what
+with its algorithm in :mod:`bai_lib.algorithms` (``elimination_run``, ``lucb_run`` and the
+GLR algorithms' ``*_levels_run``); this module holds what
 they share: the stop codes, the normal buffer, the GLR stopping steps and the bookkeeping of a
 sample. All randomness (rewards and the algorithm's own coin flips) comes from the
 xoshiro256++ state ``state`` (see :mod:`bai_lib._rng`), which is advanced in place. Every

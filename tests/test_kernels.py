@@ -10,10 +10,13 @@ from bai_lib import _rng
 from bai_lib import kernels as K
 from bai_lib.algorithms import elimination as E
 from bai_lib.algorithms import top_two as T
-from bai_lib.algorithms import ttts
+from bai_lib.algorithms import TTTS
+from bai_lib.kernels import level_records
+from bai_lib.priors import GaussianPrior
 from bai_lib.confidence import conf_factor, conf_log_const
 
 NO = np.zeros(1, dtype=np.uint8)  # the cancellation flag, never raised
+NONE = np.empty(0)  # no indifference stop
 
 
 def conf_width(n, k, delta, sigma=1.0):
@@ -110,15 +113,16 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     k = mu.size
     two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
     lc = conf_log_const(delta, k)
+    ttts_bound = TTTS().bind(GaussianPrior(np.zeros(k), np.ones(k)), sigma, [delta], max_samples)
     return {
         "elimination": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                     False, False, False, False, False, NO),
         "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                True, False, False, False, False, NO),
-        "ttts": lambda st: ttts.ttts_run(st, mu, sigma, np.zeros(k), np.ones(k), delta, 0, 0.5,
-                                      max_samples, 0, NO),
-        "ttucb": lambda st: T.ttucb_run(st, mu, sigma, sigma**2, two_cg, 2.0, 1.0, -1, 4.0, 1.0, 0.5,
-                                        True, max_samples, NO),
+        "ttts": lambda st: ttts_bound.run_one(st, mu),
+        "ttucb": lambda st: T.ttucb_levels_run(st, mu, sigma, sigma**2, np.array([two_cg]), NONE,
+                                               NONE, 2.0, 1.0, -1, 4.0, 1.0, 0.5, True,
+                                               max_samples, *level_records(1), NO),
     }
 
 
@@ -157,10 +161,9 @@ def test_ttts_many_arms_terminates_when_leader_is_certain():
     # Tiny delta: the leader's posterior probability is ~1 long before the
     # GLR test stops, so the challenger fallback is exercised.
     mu = np.array([0.0, 1.0, 2.0, -1.0])
-    sigma = np.ones(4)
+    spec = TTTS().bind(GaussianPrior(np.zeros(4), np.ones(4)), np.ones(4), [1e-12], 20000)
     for r in range(5):
-        tau, rec, cens, reason = ttts.ttts_run(_rng.seed_state(2, r, 1), mu, sigma, np.zeros(4),
-                                            np.ones(4), 1e-12, 0, 0.5, 20000, 0, NO)
+        tau, rec, cens, reason = spec.run_one(_rng.seed_state(2, r, 1), mu)
         assert reason in (K.STOP_GLR, K.STOP_CENSORED)
         assert tau <= 20000
 

@@ -43,11 +43,11 @@ from .. import _validate as V
 from .._rng import std_normal, uniform
 from ..stopping import GLR_THRESHOLDS, glr_level, glr_threshold
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_check, glr_refresh, level_records, observe,
+                       cancel_flag, first_round, glr_check, glr_refresh, observe,
                        record_glr_levels, record_rest, refill)
 from .base import Algorithm, Bound, gap_cost
 
-__all__ = ["SamplingRule", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address", "plugin_run",
+__all__ = ["SamplingRule", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address",
            "plugin_levels_run", "uniform", "std_normal"]
 
 
@@ -88,16 +88,6 @@ def select_address(select: Callable) -> int:
     if not (isinstance(address, int) and address > 0):  # pragma: no cover - numba internals
         raise RuntimeError(f"no compiled code for select = {select!r}")
     return address
-
-
-@njit(cache=True, nogil=True)
-def plugin_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: int,
-               delta: float, rule: int, max_samples: int,
-               cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of a user's sampling rule: :func:`plugin_levels_run` at one ``δ``."""
-    out_tau, out_rec, out_code = level_records(1)
-    return plugin_levels_run(state, mu, sigma, select, np.array([delta]), rule, max_samples,
-                             out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)

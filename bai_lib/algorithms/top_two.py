@@ -21,7 +21,7 @@ from .._rng import fill_normal
 from ..confidence import conf_factor
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, argmax, cancel_flag, glr_passes, glr_passes_bernoulli,
-                       level_records, observe, record_level, record_rest, refill)
+                       observe, record_level, record_rest, refill)
 from ..kl import kl_glr
 from ..stopping import (GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, TTUCB_LOG_TERMS, TTUCB_THRESHOLDS,
                         glr_beta, glr_threshold, ttucb_glr_threshold, ttucb_threshold,
@@ -30,7 +30,7 @@ from .base import Algorithm, Bound, gap_cost
 from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
                            indifferent)
 
-__all__ = ["TTUCB", "EBTC", "ttucb_run", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
+__all__ = ["TTUCB", "EBTC", "ttucb_levels_run", "ttucb_levels_run_bernoulli",
            "TTUCB_ALPHA", "TTUCB_S", "TTUCB_UCB_COEF", "TTUCB_RELEASED_UCB_COEF"]
 
 #: TTUCB exploration function ``g_u(t) = 2 * alpha * (1 + s) * log t``, the
@@ -77,24 +77,6 @@ def _c(t: int, level: float, c_scale: float, log_shift: float, rule: int) -> flo
     if rule < 0:
         return c_scale * ttucb_threshold(float(t), level, log_shift)
     return 2.0 * glr_beta(float(t), level, rule)
-
-
-@njit(cache=True, nogil=True)
-def ttucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
-              two_cg: float, c_scale: float, log_shift: float, rule: int, ucb_coef: float,
-              ucb_shift: float, beta: float, released_sampling: bool, max_samples: int,
-              cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of TTUCB: :func:`ttucb_levels_run` at one ``δ`` (``two_cg`` a float).
-
-    Returns
-    -------
-    tau, recommendation, censored, stop_reason
-    """
-    out_tau, out_rec, out_code = level_records(1)
-    none = np.empty(0)  # no indifference stop
-    return ttucb_levels_run(state, mu, sigma, var, np.array([two_cg]), none, none, c_scale,
-                            log_shift, rule, ucb_coef, ucb_shift, beta, released_sampling,
-                            max_samples, out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
@@ -431,7 +413,7 @@ def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shif
 @dataclass(frozen=True)
 class TTUCB(IndifferenceZone, Algorithm):
     """TTUCB (Jourdan & Degenne, 2022) with its GLR stopping rule; semantics in
-    :func:`~bai_lib.algorithms.top_two.ttucb_run`.
+    :func:`~bai_lib.algorithms.top_two.ttucb_levels_run`.
 
     Parameters
     ----------
@@ -542,7 +524,7 @@ class EBTC(IndifferenceZone, Algorithm):
     ``argmin_{j≠B} (μ̂_B − μ̂_j)_+² / (σ_B²/N_B + σ_j²/N_j)``, and the leader is sampled with
     proportion ``β`` by per-leader tracking, the current step counted. It stops with the GLR test
     ``Z ≥ c(t, δ)``, ``c(t, δ) = 2 C_G(log((k−1)/δ)/2) + 4 log(4 + log(t/2))``. It is the
-    kernel :func:`~bai_lib.algorithms.top_two.ttucb_run` with a zero bonus and Jourdan & Degenne's
+    kernel :func:`~bai_lib.algorithms.top_two.ttucb_levels_run` with a zero bonus and Jourdan & Degenne's
     conventions.
 
     Parameters

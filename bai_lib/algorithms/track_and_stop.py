@@ -16,7 +16,7 @@ from ..stopping import GLR_THRESHOLDS
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_check_bernoulli,
-                       glr_refresh, level_records, observe, record_glr_levels,
+                       glr_refresh, observe, record_glr_levels,
                        record_glr_levels_bernoulli, record_rest, refill)
 from ..oracle import check_variances, solve_oracle
 from ..oracle_bernoulli import solve_oracle_bernoulli
@@ -24,28 +24,11 @@ from .base import Algorithm, Bound, gap_cost
 from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
                            indifferent, record_glr_stops)
 
-__all__ = ["TrackAndStop", "track_and_stop_run", "track_and_stop_levels_run",
+__all__ = ["TrackAndStop", "track_and_stop_levels_run",
            "track_and_stop_levels_run_bernoulli", "UPDATE_SCHEDULES"]
 
-#: ``update`` option -> ``lazy_shift`` of :func:`track_and_stop_run` (0: re-solve every step).
+#: ``update`` option -> ``lazy_shift`` of :func:`track_and_stop_levels_run` (0: re-solve every step).
 UPDATE_SCHEDULES = {"every": 0, "geometric": 8}
-
-
-@njit(cache=True, nogil=True)
-def track_and_stop_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, delta: float,
-                       rule: int, c_tracking: bool, lazy_shift: int, max_samples: int,
-                       cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of Track-and-Stop: :func:`track_and_stop_levels_run` at one ``δ``.
-
-    Returns
-    -------
-    tau, recommendation, censored, stop_reason
-    """
-    out_tau, out_rec, out_code = level_records(1)
-    none = np.empty(0)  # no indifference stop
-    return track_and_stop_levels_run(state, mu, sigma, np.array([delta]), none, none, rule,
-                                     c_tracking, lazy_shift, max_samples, out_tau, out_rec,
-                                     out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
@@ -265,7 +248,7 @@ def _track_and_stop_levels(state, mu, sigma, deltas, delta0s, log_consts, rule, 
 class TrackAndStop(IndifferenceZone, Algorithm):
     """Track-and-Stop (Garivier & Kaufmann, 2016): track ``w*(μ̂)``, stop with the GLR test.
 
-    Semantics in :func:`~bai_lib.algorithms.track_and_stop.track_and_stop_run`; the oracle in
+    Semantics in :func:`~bai_lib.algorithms.track_and_stop.track_and_stop_levels_run`; the oracle in
     :mod:`bai_lib.oracle`.
 
     Parameters

@@ -30,7 +30,7 @@ from .._rng import next_u64, std_normal, uniform
 from ..confidence import conf_factor
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, cancel_flag, first_round, glr_check, glr_refresh,
-                       level_records, observe, record_glr_levels, record_rest, refill)
+                       observe, record_glr_levels, record_rest, refill)
 from ..stopping import GLR_THRESHOLDS, glr_beta
 from .base import Algorithm, Bound, gap_cost
 from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, forcing_start,
@@ -38,7 +38,7 @@ from .indifference import (NEVER, IndifferenceZone, conf_widths, forced_arm, for
 from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, new_workspace, note_sampled,
                          refill_normals)
 
-__all__ = ["TTTS", "ttts_run", "ttts_levels_run", "CHALLENGERS"]
+__all__ = ["TTTS", "ttts_levels_run", "CHALLENGERS"]
 
 #: Codes of the challenger rules in the kernels.
 CHALLENGERS = {"exact": 0, "resample": 1, "released": 2}
@@ -69,23 +69,6 @@ def _posterior_draw_argmax_except(state, pmean, psd, leader):
                 best_val = v
                 best = i
     return best
-
-
-@njit(cache=True, nogil=True)
-def ttts_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, prior_mean: np.ndarray,
-             prior_std: np.ndarray, delta: float, rule: int, beta: float, max_samples: int,
-             challenger: int, cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of Top-Two Thompson Sampling (Russo, 2016): :func:`ttts_levels_run` at one ``δ``.
-
-    Returns
-    -------
-    tau, recommendation, censored, stop_reason
-    """
-    out_tau, out_rec, out_code = level_records(1)
-    none = np.empty(0)  # no indifference stop
-    return ttts_levels_run(state, mu, sigma, prior_mean, prior_std, np.array([delta]), none, none,
-                           rule, beta,
-                           max_samples, challenger, out_tau, out_rec, out_code, cancel)
 
 
 @njit(cache=True, nogil=True)
