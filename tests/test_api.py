@@ -39,6 +39,8 @@ PUBLIC_MODULES = [
     "published", "tables",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
+    "algorithms.glr", "algorithms.ttts_bernoulli", "families", "families.family", "families.gaussian",
+    "families.bernoulli",
 ]
 PUBLIC_METHOD_DUNDERS = {"__init__", "__new__", "__call__"}
 

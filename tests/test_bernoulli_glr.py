@@ -15,7 +15,7 @@ from bai_lib import EBTC, LUCB, TTUCB, BetaPrior, TrackAndStop, simulate, simula
 from bai_lib.oracle import characteristic_time, glr_time
 from bai_lib.oracle_bernoulli import bernoulli_characteristic_time
 from bai_lib import _rng
-from bai_lib.kernels import glr_passes_bernoulli
+from bai_lib.families import bernoulli
 from bai_lib.kl import kl_glr
 from bai_lib.stats import clopper_pearson
 from bai_lib.stopping import ttucb_two_cg
@@ -123,7 +123,7 @@ def test_glr_passes_bernoulli_is_the_exact_test():
         zmin = min(ref_z(mh[best], N[best], mh[j], N[j]) for j in range(k) if j != best)
         c = 2 * zmin * rng.choice([0.5, 1 - 1e-9, 1 + 1e-9, 2.0]) if trial % 5 else 2 * zmin
         expected = zmin >= c / 2 if trial % 5 else None
-        got = glr_passes_bernoulli(mh, N, best, c)
+        got = bernoulli.glr_passes(bernoulli.Bernoulli(), mh, np.zeros(k), N, best, c)
         if expected is not None and abs(zmin - c / 2) > 1e-9 * zmin:
             assert got == expected, (mh, N, c, zmin)
             decided[got] += 1

@@ -9,14 +9,11 @@ from scipy import stats
 from bai_lib import _rng
 from bai_lib import kernels as K
 from bai_lib.algorithms import elimination as E
-from bai_lib.algorithms import top_two as T
-from bai_lib.algorithms import TTTS
-from bai_lib.kernels import level_records
+from bai_lib.algorithms import TTTS, TTUCB
 from bai_lib.priors import GaussianPrior
 from bai_lib.confidence import conf_factor, conf_log_const
 
 NO = np.zeros(1, dtype=np.uint8)  # the cancellation flag, never raised
-NONE = np.empty(0)  # no indifference stop
 
 
 def conf_width(n, k, delta, sigma=1.0):
@@ -111,18 +108,16 @@ def test_conf_factor_matches_paper_formula():
 
 def _all_kernels(mu, sigma, delta, max_samples=10**6):
     k = mu.size
-    two_cg = 2 * (0.5 * math.log((k - 1) / delta) + math.log(0.5 * math.log((k - 1) / delta)))
     lc = conf_log_const(delta, k)
     ttts_bound = TTTS().bind(GaussianPrior(np.zeros(k), np.ones(k)), sigma, [delta], max_samples)
+    ttucb_bound = TTUCB().bind(None, sigma, [delta], max_samples)
     return {
         "elimination": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                     False, False, False, False, False, NO),
         "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
                                                True, False, False, False, False, NO),
         "ttts": lambda st: ttts_bound.run_one(st, mu),
-        "ttucb": lambda st: T.ttucb_levels_run(st, mu, sigma, sigma**2, np.array([two_cg]), NONE,
-                                               NONE, 2.0, 1.0, -1, 4.0, 1.0, 0.5, True,
-                                               max_samples, *level_records(1), NO),
+        "ttucb": lambda st: ttucb_bound.run_one(st, mu),
     }
 
 

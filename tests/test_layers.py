@@ -151,6 +151,7 @@ LAYERS = [
     ["stopping", "confidence", "kl"],
     ["bounds", "opt2", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops
+    ["families", "families.*"],                   # reward families
     ["trace"],
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels
     ["executor", "result", "plan", "runcache", "simulation"],  # orchestration

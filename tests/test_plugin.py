@@ -184,11 +184,13 @@ def test_a_rule_returning_another_integer_type_is_refused_naming_int64():
 def test_the_kernel_is_compiled_once_for_every_rule():
     """Rules are passed by address: two different rules run through one compiled kernel (a
     function argument made numba compile the kernel again for each rule)."""
-    from bai_lib.algorithms.plugin import plugin_levels_run
+    from bai_lib.algorithms.glr import glr_run
+    from bai_lib.algorithms.plugin import PluginSteps
     for rule in (_round_robin, least_sampled_then_random):
         simulate(SamplingRule(rule), None, 1.0, 0.1, 3, 1, means=[1.0, 0.0, 0.5],
                  progress=False)
-    assert len(plugin_levels_run.signatures) == 1, plugin_levels_run.signatures
+    plugin = [s for s in glr_run.signatures if getattr(s[2], "instance_class", None) is PluginSteps]
+    assert len(plugin) == 1, glr_run.signatures
 
 
 RULE_MODULE = '''
@@ -202,10 +204,10 @@ SECOND_PROCESS = '''
 import sys
 sys.path.insert(0, sys.argv[1])
 from bai_lib import SamplingRule, simulate
-from bai_lib.algorithms.plugin import plugin_levels_run
+from bai_lib.algorithms.glr import glr_run
 from user_rule_module import every_other
 simulate(SamplingRule(every_other), None, 1.0, 0.1, 3, 1, means=[1.0, 0.0], progress=False)
-stats = plugin_levels_run.stats
+stats = glr_run.stats
 print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 '''
 

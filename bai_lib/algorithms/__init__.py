@@ -41,8 +41,10 @@ name             specification                                            module
 ``lucb``         :class:`LUCB`: LUCB1 with Gaussian confidence bounds     ``algorithms/lucb.py``
 ===============  =======================================================  ================================
 
-Adding an algorithm means one module with its specification (and, if it needs one, its kernel)
-and one entry in :data:`ALGORITHMS`; :func:`register` does the same for a class defined elsewhere.
+Adding an algorithm means one module with its specification (and, if it needs one, its kernel;
+for one stopped by the GLR test, the four steps of its sampling rule, which run in the shared loop
+of :mod:`bai_lib.algorithms.glr`) and one entry in :data:`ALGORITHMS`; :func:`register` does the
+same for a class defined elsewhere.
 A sampling rule of your own, written as one ``@njit`` function, runs through
 :class:`SamplingRule` (:mod:`bai_lib.algorithms.plugin`).
 """

@@ -5,8 +5,8 @@ challenger is ``argmax θ`` conditioned on ``argmax θ ≠ l``. Re-drawing the p
 argmax changes needs ``1/P(argmax θ ≠ l)`` draws on average, hundreds once the leader is nearly
 certain. :func:`exact_challenger` samples the same law with a union sampler whose acceptance
 probability is at least ``1/(k − 1)``, about 1 near the end of a run; its weights are cached
-between the steps of a run (:func:`new_workspace`, :func:`note_sampled`). The kernel that uses it
-is :func:`bai_lib.algorithms.ttts.ttts_levels_run`.
+between the steps of a run (:func:`new_workspace`, :func:`note_sampled`). The sampling rule that
+uses it is :class:`bai_lib.algorithms.ttts.TTTSSteps`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 from numba import njit
 
 from .. import _validate as V
-from .._rng import fill_normal, uniform
+from .._rng import fill_normal, next_u64, uniform
 
 __all__ = ["TTTS_MAX_RESAMPLE", "exact_challenger", "challenger_workspace", "new_workspace",
-           "note_sampled", "refill_normals", "std_normal_above", "log_ndtr", "POSTERIOR_BUFFER", "Z_POS"]
+           "note_sampled", "refill_normals", "leader_coin", "std_normal_above", "log_ndtr", "POSTERIOR_BUFFER", "Z_POS"]
 
 #: Number of posterior re-draws TTTS's ``"resample"`` challenger tries (``k > 2``), on Gaussian
 #: and on Bernoulli arms.
@@ -67,6 +67,23 @@ def challenger_workspace(k: int) -> tuple:
     arguments ``z_j``, their cumulative sums, and the flags of the arms sampled since the
     weights were computed."""
     return new_workspace(V.integer(k, "k", 2), True)
+
+
+@njit(cache=True, nogil=True, inline="always")  # a call would halve the fair two-arm rate
+def leader_coin(state, beta, bits, nbits):
+    """``(coin, bits, nbits)``: whether a top-two step samples its leader (probability ``beta``).
+
+    For ``beta = 1/2`` the coin is the next bit of ``bits``, a 64-bit draw of which ``nbits``
+    are unused (a new one is drawn when none is left); otherwise ``uniform < beta``. The caller
+    keeps ``bits`` and ``nbits`` between steps (both 0 at the start of a run).
+    """
+    if beta == 0.5:
+        if nbits == 0:
+            bits = next_u64(state)
+            nbits = 64
+        coin = (bits & np.uint64(1)) != 0
+        return coin, bits >> np.uint64(1), nbits - 1
+    return uniform(state) < beta, bits, nbits
 
 
 @njit(cache=True, nogil=True)

@@ -31,12 +31,10 @@ from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
                           indifference_split)
-from ..kernels import (STOP_GLR, STOP_INDIFFERENCE, glr_passes, glr_passes_bernoulli,
-                       record_level)
-from ..stopping import PROVEN_GLR_THRESHOLDS, glr_beta, glr_level, glr_threshold
+from ..stopping import PROVEN_GLR_THRESHOLDS, glr_level, glr_threshold
 
 __all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
-           "record_glr_stops", "forcing_start", "forced_arm", "NEVER"]
+           "forcing_start", "forced_arm", "NEVER"]
 
 #: A time no run reaches (the samples of every run are below ``2**62``).
 NEVER = 2**62
@@ -206,28 +204,3 @@ def indifferent(mh: np.ndarray, w: np.ndarray, best: int, delta0: float) -> bool
         if j != best and mh[j] + w[j] > top:
             top = mh[j] + w[j]
     return top - (mh[best] - w[best]) <= delta0
-
-
-@njit(cache=True, nogil=True)
-def record_glr_stops(p: int, t: int, best: int, code: int, mh: np.ndarray, v: np.ndarray,
-                     N: np.ndarray, wd: np.ndarray, sigma: np.ndarray, deltas: np.ndarray,
-                     delta0s: np.ndarray, log_consts: np.ndarray, rule: int, bernoulli: bool,
-                     out_tau: np.ndarray, out_rec: np.ndarray,
-                     out_code: np.ndarray) -> tuple[int, int]:
-    """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
-    (threshold :func:`~bai_lib.stopping.glr_beta` at ``deltas[q]`` with code ``rule``) or
-    indifference stop (``delta0s[q]``, widths with ``log_consts[q]``) passes at ``t`` too (each
-    implies the same at the earlier levels, so the records are those of each level alone);
-    return the next level and the last code. ``wd`` is left at the widths of the next level."""
-    while True:
-        p = record_level(p, t, best, code, out_tau, out_rec, out_code)
-        if p == deltas.size:
-            return p, code
-        conf_widths(wd, sigma, N, log_consts[p])
-        c = 2.0 * glr_beta(t, deltas[p], rule)
-        if glr_passes_bernoulli(mh, N, best, c) if bernoulli else glr_passes(mh, v, best, c):
-            code = STOP_GLR
-        elif indifferent(mh, wd, best, delta0s[p]):
-            code = STOP_INDIFFERENCE
-        else:
-            return p, code

@@ -14,7 +14,7 @@ called before every sample after the first round (each arm is sampled once first
 
 and returning the index of the arm to sample next (``0 <= arm < k``). Wrap it in a
 :class:`SamplingRule` and pass that to :func:`bai_lib.simulate`: the run stops with the Gaussian
-GLR test (:func:`bai_lib.kernels.glr_passes`) at the threshold you choose, recommends the
+GLR test (:func:`bai_lib.families.gaussian.glr_passes`) at the threshold you choose, recommends the
 empirical best arm, and gets everything :func:`~bai_lib.simulate` guarantees (per-run seeding,
 the same results whatever the threads, censoring at ``max_samples``, a progress bar).
 
@@ -30,7 +30,7 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -42,13 +42,11 @@ from numpy.typing import ArrayLike
 from .. import _validate as V
 from .._rng import std_normal, uniform
 from ..stopping import GLR_THRESHOLDS, glr_level, glr_threshold
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INTERRUPTED,
-                       cancel_flag, first_round, glr_check, glr_refresh, observe,
-                       record_glr_levels, record_rest, refill)
-from .base import Algorithm, Bound, gap_cost
+from .base import Algorithm, Bound
+from .glr import GLRThreshold, bind_glr, register
 
-__all__ = ["SamplingRule", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address",
-           "plugin_levels_run", "uniform", "std_normal"]
+__all__ = ["SamplingRule", "PluginSteps", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address",
+           "uniform", "std_normal"]
 
 
 #: The argument types the kernel calls ``select`` with: ``t``, ``N``, ``S``, ``noise_stds``,
@@ -58,6 +56,7 @@ SELECT_ARGS = (types.int64, types.int64[::1], types.float64[::1], types.float64[
 #: ``select``'s full signature: :data:`SELECT_ARGS` returning ``int64``.
 SELECT_SIGNATURE = types.int64(*SELECT_ARGS)
 _SELECT_TYPE = types.FunctionType(SELECT_SIGNATURE)
+_NONE = np.empty(0)  # an unused state slot
 
 
 @intrinsic
@@ -90,75 +89,61 @@ def select_address(select: Callable) -> int:
     return address
 
 
-@njit(cache=True, nogil=True)
-def plugin_levels_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, select: int,
-                      deltas: np.ndarray, rule: int, max_samples: int, out_tau: np.ndarray,
-                      out_rec: np.ndarray, out_code: np.ndarray,
-                      cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """One run of a user's sampling rule (given by its :func:`select_address`) with GLR
-    stopping (see the module docstring), scored at every confidence level of ``deltas``
-    (decreasing).
+class PluginSteps(NamedTuple):
+    """A user's sampling rule, given by its :func:`select_address`, for
+    :func:`bai_lib.algorithms.glr.glr_run`: at every step ``select`` picks the next arm, and an arm
+    outside ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves
+    every level. The rule is called through its address, so the loop is compiled once, whatever the
+    rule, and cached on disk.
 
-    Each arm is sampled once; then, at every ``t``, the GLR test with threshold ``β(t, δ)``
-    (:func:`~bai_lib.stopping.glr_beta`, code ``rule``) is checked at the empirical best arm, which
-    is recommended when it passes; otherwise ``select`` picks the next arm. An arm outside
-    ``0..k-1`` raises ``ValueError``. ``select`` never sees ``δ``, so one trajectory serves every
-    level, as in :func:`bai_lib.algorithms.ttts.ttts_levels_run`. The rule is called through its
-    address, so this kernel is compiled once, whatever the rule, and cached on disk.
+    ``select`` gets copies of ``N``, ``S`` and the noise levels, refreshed at every call, so a rule
+    that writes to them changes nothing of the run; it gets the run's generator state itself (to
+    draw from), and a rule that zeroes it (the generator would then return zeros for ever) raises
+    ``ValueError``.
 
-    ``select`` gets copies of ``N``, ``S`` and the noise levels, refreshed at every call, so a
-    rule that writes to them changes nothing of the run; it gets the run's generator state
-    itself (to draw from), and a rule that zeroes it (the generator would then return zeros
-    for ever) raises ``ValueError``.
+    Attributes
+    ----------
+    select : int
+        The address of the compiled rule (:func:`select_address`).
     """
-    choose = _select_at(select)
-    k = mu.size
-    var = sigma * sigma
-    S = np.zeros(k)
-    N = np.zeros(k, dtype=np.int64)
-    mh = np.empty(k)
-    v = np.empty(k)
-    buf = np.empty(max(NORMAL_BUFFER, k))
-    pos = first_round(state, mu, sigma, var, buf, S, N, mh, v)
-    inv_next = np.full(k, 0.5)
-    t = np.int64(k)
-    t_next = t
-    thr_lo = 0.0
-    p = 0  # the next level to reach
-    m = deltas.size
-    N_seen = np.empty(k, dtype=np.int64)  # what select sees: copies it may write to
-    S_seen = np.empty(k)
-    sigma_seen = np.empty(k)
-    while True:
-        if t >= t_next:
-            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
-        best, stop = glr_check(mh, v, t, deltas[p], rule, thr_lo)
-        if stop:
-            p = record_glr_levels(p, t, best, mh, v, deltas, rule, out_tau, out_rec, out_code)
-            if p == m:
-                return t, np.int64(best), False, STOP_GLR
-            thr_lo, t_next = glr_refresh(t, deltas[p], rule)
-        if t + 1 > max_samples:
-            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
-            return t, np.int64(best), True, STOP_CENSORED
-        for i in range(k):
-            N_seen[i] = N[i]
-            S_seen[i] = S[i]
-            sigma_seen[i] = sigma[i]
-        arm = choose(t, N_seen, S_seen, sigma_seen, state)
-        if arm < 0 or arm >= k:
-            raise ValueError("the sampling rule returned an arm outside 0..k-1")
-        if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
-            raise ValueError("the sampling rule set the generator state to zero; draw from it "
-                             "only with uniform() and std_normal()")
-        if pos == buf.size:
-            if not refill(state, buf, cancel):
-                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
-                return t, np.int64(-1), True, STOP_INTERRUPTED
-            pos = 0
-        observe(arm, mu[arm] + sigma[arm] * buf[pos], S, N, mh, v, inv_next, var)
-        pos += 1
-        t += 1
+
+    select: int
+
+
+@njit(cache=True, nogil=True)
+def _start(steps, data, mh, var):
+    k = mh.size
+    # what select sees: copies it may write to; nothing carried
+    return (np.empty(k, dtype=np.int64), np.empty(k), np.empty(k), _NONE, _NONE, _NONE), (np.int64(0),)
+
+
+@njit(cache=True, nogil=True)
+def _refresh(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, t, t_next):
+    return carry
+
+
+@njit(cache=True, nogil=True)
+def _choose(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma,
+            var, state):
+    for i in range(N.size):
+        N_seen[i] = N[i]
+        S_seen[i] = S[i]
+        sigma_seen[i] = sigma[i]
+    arm = _select_at(steps.select)(t, N_seen, S_seen, sigma_seen, state)
+    if arm < 0 or arm >= N.size:
+        raise ValueError("the sampling rule returned an arm outside 0..k-1")
+    if state[0] == 0 and state[1] == 0 and state[2] == 0 and state[3] == 0:
+        raise ValueError("the sampling rule set the generator state to zero; draw from it "
+                         "only with uniform() and std_normal()")
+    return arm, carry
+
+
+@njit(cache=True, nogil=True)
+def _update(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, arm, x, N, S, var):
+    return carry
+
+
+register(PluginSteps, _start, _refresh, _choose, _update)
 
 
 def _check_select(select) -> None:
@@ -221,16 +206,12 @@ class SamplingRule(Algorithm):
         return glr_threshold(t, delta, threshold=self.threshold, k=k)
 
     def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        rule = GLR_THRESHOLDS[self.threshold]
         select = self.select
-        address = select_address(select)
         sig = noise_stds
         levels = np.array([glr_level(self.threshold, d, sig.size) for d in deltas])
-        default = max_samples
-
-        def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
-            plugin_levels_run(state, mu, sig, address, levels, rule, max_samples, out_tau,
-                              out_rec, out_code, cancel_flag(cancel))
-
-        run.select = select  # the compiled code at ``address`` lives as long as ``run``
-        return Bound(run, (None,) * levels.size, lambda means: gap_cost(means, sig))
+        none = np.empty(0)
+        bound = bind_glr(PluginSteps(select_address(select)), (), "gaussian", sig,
+                         GLRThreshold(GLR_THRESHOLDS[self.threshold], 1.0, 0.0), levels, none,
+                         none, max_samples)
+        bound.run.select = select  # the compiled code at the address lives as long as ``run``
+        return bound

@@ -1,0 +1,290 @@
+"""The one compiled loop of the GLR-stopped algorithms: TTTS, TTUCB, EB-TC, Track-and-Stop and
+a user's :class:`~bai_lib.algorithms.SamplingRule`.
+
+:func:`glr_run` owns everything those algorithms share: the first round, drawing and booking
+rewards (through the reward family, :mod:`bai_lib.families`), the GLR test and its cheap
+lower bound, the indifference stop and its forced exploration, recording every confidence
+level, censoring and cancellation. What differs is the *sampling rule*, given as a bundle of
+scalar constants (a named tuple) whose class has four compiled steps registered with
+:func:`register`. Its state is :data:`SLOTS` arrays ``s0, …, s5`` (unused ones empty) and a
+tuple of scalars ``carry``:
+
+``start(steps, data, mh, var) -> ((s0, …, s5), carry)``
+    The state after the first round (every arm sampled once, ``mh`` the rewards, ``data`` the
+    rule's arrays, a tuple, ``var`` the statistic variances).
+``refresh(steps, s0, …, s5, carry, t, t_next) -> carry``
+    Called at the start of every block of times ``[t, t_next)`` (the blocks of the threshold's
+    lower bound, ``max(64, t/64)`` long).
+``choose(steps, s0, …, s5, carry, fam, t, best, mh, v, N, S, sigma, var, state) -> (arm, carry)``
+    The arm to sample at time ``t`` (``best`` the empirical best arm, ``state`` the run's
+    generator, from which the rule may draw).
+``update(steps, s0, …, s5, carry, arm, x, N, S, var) -> carry``
+    After the reward ``x`` of ``arm`` is booked.
+
+The compiler resolves the steps and the family's functions from the bundles' types
+(:func:`bai_lib.kernels.bundle_generic`) and writes them out inside the loop, so each algorithm
+and family gets its own compiled and cached loop, with no call and no branch on either at run
+time. Three rules keep that loop as fast as one written by hand (measured with
+``benchmarks/bench_simulators.py``):
+
+* bundles hold scalars only, and arrays travel as arguments (a bundle's array read at every
+  sample cost nine tenths of the speed);
+* the arrays are handed to the steps as :func:`~bai_lib.kernels.borrowed` views, which numba
+  does not reference-count (each counted array costs two atomic operations per step);
+* the state arrays are separate arguments, never unpacked from a tuple inside a step: numba's
+  dead-code pass does not follow an array out of a tuple, and would drop the step's writes to
+  it once the step is written out in the loop. Scalars that change at every step (the leader
+  coin's bits, the bonus scales) are carried in ``carry`` and stay in registers.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+from numba import njit
+
+from .._rng import fill_normal
+from ..confidence import conf_factor
+from ..families import family as F
+from ..families import family_bundle
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
+                       STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag, record_level,
+                       record_rest, refill)
+from ..stopping import glr_beta, ttucb_threshold
+from .base import Bound, gap_cost
+from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
+
+__all__ = ["glr_run", "bind_glr", "GLRThreshold", "gap_level", "register", "start", "refresh",
+           "choose", "update", "SLOTS"]
+
+class GLRThreshold(NamedTuple):
+    """The threshold of a GLR test, as the level of the squared normalised gap
+    (:func:`~bai_lib.algorithms.glr.gap_level`).
+
+    Attributes
+    ----------
+    rule : int
+        A code of :data:`bai_lib.stopping.GLR_THRESHOLDS` (``2 β(t, δ)``), or ``-1`` for TTUCB's
+        ``c_scale · c(t, δ)`` (:func:`bai_lib.stopping.ttucb_threshold`).
+    c_scale, log_shift : float
+        With ``rule = -1``: the multiplier of ``c(t, δ)`` and the ``a`` of ``log((t - a)/2)``.
+    """
+
+    rule: int
+    c_scale: float
+    log_shift: float
+
+#: The number of state arrays of a sampling rule (see the module docstring).
+SLOTS = 6
+_S = ", ".join(f"s{i}" for i in range(SLOTS))
+
+#: The sampling rule's steps, resolved from the class of its bundle (see the module docstring).
+start = bundle_generic("start", "steps, data, mh, var")
+refresh = bundle_generic("refresh", f"steps, {_S}, carry, t, t_next")
+choose = bundle_generic("choose",
+                        f"steps, {_S}, carry, fam, t, best, mh, v, N, S, sigma, var, state")
+update = bundle_generic("update", f"steps, {_S}, carry, arm, x, N, S, var")
+
+
+def register(bundle: type, start_step: Callable, refresh_step: Callable, choose_step: Callable,
+             update_step: Callable) -> type:
+    """Register the four compiled steps of the sampling rule whose constants are the named tuple
+    class ``bundle``; return ``bundle``."""
+    for generic, step in ((start, start_step), (refresh, refresh_step), (choose, choose_step),
+                          (update, update_step)):
+        generic.register(bundle, step)
+    return bundle
+
+
+@njit(cache=True, nogil=True)
+def gap_level(th: GLRThreshold, t: int, level: float) -> float:
+    """The level the squared normalised gap must reach at time ``t`` (twice the GLR statistic):
+    ``2 β(t, δ)`` (:func:`~bai_lib.stopping.glr_beta`, ``level`` its level argument), or for
+    ``th.rule = -1`` ``c_scale c(t, δ)`` (:func:`~bai_lib.stopping.ttucb_threshold`, ``level``
+    its constant term); never below 0. Increasing in ``t``."""
+    if th.rule < 0:
+        c = th.c_scale * ttucb_threshold(float(t), level, th.log_shift)
+    else:
+        c = 2.0 * glr_beta(float(t), level, th.rule)
+    return max(c, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
+            var: np.ndarray, levels: np.ndarray, delta0s: Optional[np.ndarray],
+            log_consts: np.ndarray, max_samples: int, out_tau: np.ndarray, out_rec: np.ndarray,
+            out_code: np.ndarray, cancel: np.ndarray) -> tuple[int, int, bool, int]:
+    """One run of a GLR-stopped algorithm on the instance ``mu``, scored at every level.
+
+    Each arm is sampled once; then at every time ``t`` (samples so far), with ``B`` the empirical
+    best arm (the first on ties): stop at level ``p`` if the GLR test passes, that is
+    ``Z_{B,j} >= gap_level(th, t, levels[p]) / 2`` for every ``j != B``
+    (:func:`bai_lib.families.family.glr_passes`), or, with the indifference stop, if
+    ``max_{j≠B} (μ̂_j + w_j) − (μ̂_B − w_B) <= Δ0`` (:func:`~bai_lib.algorithms.indifference.indifferent`,
+    ``w_j = σ_j c(N_j)``), and recommend ``B``; otherwise sample the arm the rule ``steps``
+    chooses, except that from the forcing time of the indifference stop an arm below ``n0``
+    samples is sampled first (:func:`~bai_lib.algorithms.indifference.forcing_start`).
+
+    A level's stop implies the same at every earlier level, so one trajectory is scored at every
+    level in turn, each record being exactly a run at that level alone when the rule does not
+    depend on it (:func:`bai_lib.kernels.record_level`). The test is first checked against a lower
+    bound of the threshold, its value at the start of the current block of times (the threshold
+    is increasing in ``t``), and the exact threshold is computed only when that passes, so the
+    decisions are those of the exact test.
+
+    Parameters
+    ----------
+    fam
+        The reward family's bundle (:func:`bai_lib.families.family_bundle`); rewards come from
+        the run's normal stream (:func:`bai_lib.families.family.draw`).
+    th : GLRThreshold
+        The threshold; ``levels[p]`` is its level argument at level ``p``.
+    steps, data
+        The sampling rule's bundle, its steps registered with :func:`register`, and its arrays
+        (a tuple, handed to its ``start``).
+    sigma, var : float64[k]
+        The noise levels of the rewards and of the ``Conf`` widths, and the variances of the
+        statistics (``σ²``, or 1 for TTUCB's released code).
+    delta0s, log_consts : float64[m], or None and any array
+        ``Δ0`` and the ``Conf`` constant (:func:`bai_lib.confidence.conf_factor`) of the
+        indifference stop at each level; ``delta0s=None`` without it (the compiler then drops
+        it).
+    state, mu, max_samples, cancel
+        As for :func:`~bai_lib.algorithms.elimination.elimination_run`; the flag is also read at
+        every step on more than two arms, where a step scans every arm.
+    levels : float64[m]
+        The threshold's level argument per confidence level, ``δ`` decreasing.
+    out_tau, out_rec, out_code : int64[m]
+        Each level's stopping time, recommendation and stop code.
+
+    Returns
+    -------
+    tau, recommendation, censored, stop_reason
+        Of the last level.
+    """
+    k = mu.size
+    S = np.zeros(k)
+    N = np.zeros(k, dtype=np.int64)
+    mh = np.empty(k)
+    v = np.empty(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    for i in range(k):
+        x = F.draw(fam, buf[i], mu[i], sigma[i])
+        S[i] = x
+        N[i] = 1
+        mh[i] = x
+        v[i] = var[i]
+    pos = k
+    (s0, s1, s2, s3, s4, s5), carry = start(steps, data, mh, var)
+    inv_next = np.full(k, 0.5)  # 1 / (N_i + 1), prepared one pull ahead
+    w = np.empty(k)  # the Conf widths of the indifference stop, at the current level
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)  # forced exploration (forcing_start)
+    if delta0s is not None:
+        conf_widths(w, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
+    t = np.int64(k)
+    t_next = t
+    c_lo = 0.0
+    p = 0  # the next level to reach
+    m = levels.size
+    while True:
+        if t >= t_next:
+            t_next = t + max(64, t >> 6)
+            c_lo = max(gap_level(th, t, levels[p]) - 1e-9, 0.0)
+            carry = refresh(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
+                     borrowed(s5), carry, t, t_next)
+        best = (1 if mh[1] > mh[0] else 0) if k == 2 else argmax(mh)  # argmax, unrolled
+        code = -1
+        if F.glr_passes(fam, borrowed(mh), borrowed(v), borrowed(N), best, c_lo):
+            if F.glr_passes(fam, borrowed(mh), borrowed(v), borrowed(N), best,
+                            gap_level(th, t, levels[p])):
+                code = STOP_GLR
+        if delta0s is not None:
+            if code < 0 and indifferent(mh, w, best, delta0s[p]):
+                code = STOP_INDIFFERENCE
+        if code >= 0:
+            p, code = _record_stops(fam, th, p, t, best, code, mh, v, N, w, sigma, levels,
+                                    delta0s, log_consts, out_tau, out_rec, out_code)
+            if p == m:
+                return t, np.int64(best), False, code
+            if delta0s is not None:
+                n0, t_force = forcing_start(sigma, log_consts[p], delta0s[p])
+            # a lower bound for the new level until the next refresh (increasing in t)
+            c_lo = max(gap_level(th, t, levels[p]) - 1e-9, 0.0)
+        if t + 1 > max_samples:
+            record_rest(p, t, best, STOP_CENSORED, out_tau, out_rec, out_code)
+            return t, np.int64(best), True, STOP_CENSORED
+        if k > 2 and cancel[0]:
+            # a step scans every arm (TTTS draws the posterior several times): with thousands of
+            # arms, NORMAL_BUFFER steps between refills would take seconds
+            record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
+            return t, np.int64(-1), True, STOP_INTERRUPTED
+        arm, carry = choose(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
+                     borrowed(s5), carry, fam, t, best, borrowed(mh), borrowed(v),
+                            borrowed(N), borrowed(S), borrowed(sigma), borrowed(var),
+                            borrowed(state))
+        if delta0s is not None:
+            if t >= t_force:
+                arm = forced_arm(N, n0, arm)
+        if pos == buf.size:
+            if not refill(state, buf, cancel):
+                record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
+                return t, np.int64(-1), True, STOP_INTERRUPTED
+            pos = 0
+        x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
+        pos += 1
+        F.observe(fam, arm, x, borrowed(S), borrowed(N), borrowed(mh), borrowed(v),
+                  borrowed(inv_next), borrowed(var))
+        if delta0s is not None:
+            w[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
+        carry = update(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
+                     borrowed(s5), carry, arm, x, borrowed(N), borrowed(S),
+                       borrowed(var))
+        t += 1
+
+
+@njit(cache=True, nogil=True)
+def _record_stops(fam, th, p, t, best, code, mh, v, N, w, sigma, levels, delta0s, log_consts,
+                  out_tau, out_rec, out_code):
+    """Record level ``p``, stopped at ``t`` with ``code``, and every later level whose GLR test
+    or indifference stop passes at ``t`` too (each implies the same at the earlier levels, so
+    the records are those of each level alone); return the next level and the last code. The
+    widths ``w`` are left at the next level's constant."""
+    while True:
+        p = record_level(p, t, best, code, out_tau, out_rec, out_code)
+        if p == levels.size:
+            return p, code
+        if delta0s is not None:
+            conf_widths(w, sigma, N, log_consts[p])
+        if F.glr_passes(fam, mh, v, N, best, gap_level(th, t, levels[p])):
+            code = STOP_GLR
+        elif delta0s is None:
+            return p, code
+        elif indifferent(mh, w, best, delta0s[p]):
+            code = STOP_INDIFFERENCE
+        else:
+            return p, code
+
+
+def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th: GLRThreshold,
+             levels: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray, max_samples: int,
+             var: Optional[np.ndarray] = None) -> Bound:
+    """The :class:`~bai_lib.algorithms.Bound` of :func:`glr_run` for the sampling rule ``steps``
+    (its arrays ``data``), the reward model ``rewards`` with noise levels ``sigma`` and statistic
+    variances ``var`` (``σ²`` unless given), the threshold ``th`` at the levels ``levels``, and
+    the indifference stop of ``delta0s`` and ``log_consts`` (empty arrays: none)."""
+    fam = family_bundle(rewards)
+    sig = np.ascontiguousarray(sigma, dtype=np.float64)
+    var = sig**2 if var is None else np.ascontiguousarray(var, dtype=np.float64)
+    d0s = delta0s if delta0s.size else None
+    default = max_samples
+
+    def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
+        glr_run(fam, th, steps, data, state, mu, sig, var, levels, d0s, log_consts, max_samples,
+                out_tau, out_rec, out_code, cancel_flag(cancel))
+
+    d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * levels.size
+    floor = delta0s.min() if delta0s.size else 1e-12
+    return Bound(run, d0, lambda means: gap_cost(means, sig, floor))
