@@ -6,7 +6,7 @@ rewards (through the reward family, :mod:`bai_lib.families`), the GLR test and i
 lower bound, the indifference stop and its forced exploration, recording every confidence
 level, censoring and cancellation. What differs is the *sampling rule*, given as a bundle of
 scalar constants (a named tuple) whose class has four compiled steps registered with
-:func:`register`. Its state is :data:`SLOTS` arrays ``s0, …, s5`` (unused ones empty) and a
+:func:`register` (``refresh`` and ``update`` may be left out). Its state is :data:`SLOTS` arrays ``s0, …, s5`` (unused ones empty) and a
 tuple of scalars ``carry``:
 
 ``start(steps, data, mh, var) -> ((s0, …, s5), carry)``
@@ -87,12 +87,25 @@ choose = bundle_generic("choose",
 update = bundle_generic("update", f"steps, {_S}, carry, arm, x, N, S, var")
 
 
-def register(bundle: type, start_step: Callable, refresh_step: Callable, choose_step: Callable,
-             update_step: Callable) -> type:
-    """Register the four compiled steps of the sampling rule whose constants are the named tuple
-    class ``bundle``; return ``bundle``."""
-    for generic, step in ((start, start_step), (refresh, refresh_step), (choose, choose_step),
-                          (update, update_step)):
+@njit(cache=True, nogil=True)
+def _no_refresh(steps, s0, s1, s2, s3, s4, s5, carry, t, t_next):
+    return carry
+
+
+@njit(cache=True, nogil=True)
+def _no_update(steps, s0, s1, s2, s3, s4, s5, carry, arm, x, N, S, var):
+    return carry
+
+
+def register(bundle: type, start_step: Callable, choose_step: Callable,
+             update_step: Optional[Callable] = None,
+             refresh_step: Optional[Callable] = None) -> type:
+    """Register the compiled steps of the sampling rule whose constants are the named tuple class
+    ``bundle`` (a rule without ``update`` or ``refresh`` step keeps its state as it is); return
+    ``bundle``."""
+    for generic, step in ((start, start_step), (choose, choose_step),
+                          (update, update_step or _no_update),
+                          (refresh, refresh_step or _no_refresh)):
         generic.register(bundle, step)
     return bundle
 

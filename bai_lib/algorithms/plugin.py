@@ -113,13 +113,8 @@ class PluginSteps(NamedTuple):
 @njit(cache=True, nogil=True)
 def _start(steps, data, mh, var):
     k = mh.size
-    # what select sees: copies it may write to; nothing carried
-    return (np.empty(k, dtype=np.int64), np.empty(k), np.empty(k), _NONE, _NONE, _NONE), (np.int64(0),)
-
-
-@njit(cache=True, nogil=True)
-def _refresh(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, t, t_next):
-    return carry
+    seen = (np.empty(k, dtype=np.int64), np.empty(k), np.empty(k))  # select's copies to write to
+    return seen + (_NONE, _NONE, _NONE), (np.int64(0),)  # nothing carried
 
 
 @njit(cache=True, nogil=True)
@@ -138,12 +133,7 @@ def _choose(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, fam, t, best, 
     return arm, carry
 
 
-@njit(cache=True, nogil=True)
-def _update(steps, N_seen, S_seen, sigma_seen, _3, _4, _5, carry, arm, x, N, S, var):
-    return carry
-
-
-register(PluginSteps, _start, _refresh, _choose, _update)
+register(PluginSteps, _start, _choose)
 
 
 def _check_select(select) -> None:

@@ -186,7 +186,7 @@ def _update(steps, lead_count, lead_pulls, b, b_next, _4, _5, carry, arm, x, N, 
     return carry
 
 
-register(TopTwoSteps, _start, _refresh, _choose, _update)
+register(TopTwoSteps, _start, _choose, _update, _refresh)
 
 
 def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shift, released,

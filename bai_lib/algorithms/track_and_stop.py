@@ -69,11 +69,6 @@ def _start(steps, data, mh, var):
 
 
 @njit(cache=True, nogil=True)
-def _refresh(steps, w, cum, _2, _3, _4, _5, carry, t, t_next):
-    return carry
-
-
-@njit(cache=True, nogil=True)
 def _choose(steps, w, cum, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma, var, state):
     u, last_best, t_solve = carry
     k = mh.size
@@ -116,12 +111,7 @@ def _choose(steps, w, cum, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sig
     return arm, (u, last_best, t_solve)
 
 
-@njit(cache=True, nogil=True)
-def _update(steps, w, cum, _2, _3, _4, _5, carry, arm, x, N, S, var):
-    return carry
-
-
-register(TrackingSteps, _start, _refresh, _choose, _update)
+register(TrackingSteps, _start, _choose)
 
 
 @dataclass(frozen=True)

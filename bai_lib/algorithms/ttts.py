@@ -142,11 +142,6 @@ def _start(steps, data, mh, var):
 
 
 @njit(cache=True, nogil=True)
-def _refresh(steps, post, prior, zb, meta, work, dirty, carry, t, t_next):
-    return carry
-
-
-@njit(cache=True, nogil=True)
 def _choose(steps, post, prior, zb, meta, work, dirty, carry, fam, t, best, mh, v, N, S, sigma,
             var, state):
     bits, nbits, try_plain = carry
@@ -220,7 +215,7 @@ def _update(steps, post, prior, zb, meta, work, dirty, carry, arm, x, N, S, var)
     return carry
 
 
-register(TTTSSteps, _start, _refresh, _choose, _update)
+register(TTTSSteps, _start, _choose, _update)
 
 
 @dataclass(frozen=True)

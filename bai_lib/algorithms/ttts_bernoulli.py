@@ -86,11 +86,6 @@ def _start(steps, data, mh, var):
 
 
 @njit(cache=True, nogil=True)
-def _refresh(steps, A, B, _2, _3, _4, _5, carry, t, t_next):
-    return carry
-
-
-@njit(cache=True, nogil=True)
 def _choose(steps, A, B, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma, var, state):
     bits, nbits = carry
     k = mh.size
@@ -143,4 +138,4 @@ def _likeliest_rival(A, B, leader):
     return arm
 
 
-register(TTTSBetaSteps, _start, _refresh, _choose, _update)
+register(TTTSBetaSteps, _start, _choose, _update)
