@@ -36,7 +36,8 @@ from scipy.special import betainc, betaincc, betaln, gammaln
 from scipy.stats import beta as beta_dist
 
 from . import _validate as V
-from ._rng import SEED_MAX, prior_beta_means
+from ._rng import SEED_MAX
+from ._variates import prior_beta_means
 
 __all__ = ["BetaPrior", "PAIRWISE_MAX_K", "PARAM_RANGE"]
 
@@ -581,12 +582,11 @@ class BetaPrior:
         return self.gap_probability(d) / d  # a normal double (else gap_probability raises)
 
     # ------------------------------------------------------------------ sampling
-    def sample_means(self, rng_or_seed: Union[int, np.random.Generator],
-                     size: int) -> np.ndarray:
+    def sample_means(self, rng_or_seed: Union[int, np.random.Generator], size: int) -> np.ndarray:
         """``size >= 1`` draws of the mean vector ``μ ~ H``, an array of shape ``(size, k)``.
 
         With an integer seed ``>= 0``, row ``r`` is drawn from run ``r``'s prior stream
-        (:func:`bai_lib._rng.prior_beta_means`), as :meth:`bai_lib.GaussianPrior.sample_means`
+        (:func:`bai_lib._variates.prior_beta_means`), as :meth:`bai_lib.GaussianPrior.sample_means`
         draws from :func:`bai_lib._rng.prior_means`; with a :class:`numpy.random.Generator`, by
         its ``beta`` method. At most 2 GiB of draws (``MAX_BYTES`` of ``bai_lib._validate``)."""
         size = V.integer(size, "size", 1, max(1, V.MAX_BYTES // (8 * self.k)))

@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _rng
+from . import _rng, _variates
 from . import _validate as V
 from .algorithms import ALGORITHMS, Algorithm, resolve
 from .beta_prior import BetaPrior
@@ -57,7 +57,7 @@ def top_tie_probability(a: ArrayLike, b: ArrayLike) -> float:
     two or more arms tied *exactly* at the best mean.
 
     The generator returns a Beta draw that would round to 1 as ``1 - 2**-53`` and one that would
-    round to 0 as ``5e-324`` (:func:`bai_lib._rng.beta_variate`), so shapes below 1 put mass on
+    round to 0 as ``5e-324`` (:func:`bai_lib._variates.beta_variate`), so shapes below 1 put mass on
     these two doubles: arm ``i`` lands on the top one with probability
     ``p_i = P(1 - X_i < 2**-53) = I_{2**-53}(b_i, a_i)`` (the draw is ``1 / (1 + ε)`` with
     ``ε ≈ (1 - X) / X``, which is 1 when ``1 + ε`` rounds to 1, and ``1 - 2**-52`` or less
@@ -198,7 +198,7 @@ class RunPlan:
         if self.means is not None:
             return self.means
         if isinstance(self.prior, BetaPrior):
-            return _rng.prior_beta_means(self.prior.a, self.prior.b, self.seed, self.n_runs,
+            return _variates.prior_beta_means(self.prior.a, self.prior.b, self.seed, self.n_runs,
                                          first_run=self.first_run)
         return _rng.prior_means(self.prior.means, self.prior.stds, self.seed, self.n_runs,
                                 first_run=self.first_run)

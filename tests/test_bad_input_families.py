@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from bai_lib import CensoringWarning, BetaPrior, GaussianPrior, GuaranteeWarning
-from bai_lib._rng import prior_beta_means
+from bai_lib._variates import prior_beta_means
 from bai_lib.empirical_bayes import BetaFit, fit_beta_prior
 from bai_lib.kl import kl_bernoulli, kl_glr, kl_inner, kl_interval, kl_lower, kl_upper
 from bai_lib.plan import RunPlan, top_tie_probability

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bai_lib import TTTS, BetaPrior, GaussianPrior, simulate, simulate_deltas
-from bai_lib import _rng
+from bai_lib import _rng, _variates
 from bai_lib.stats import clopper_pearson
 from test_bernoulli_glr import _coin, ref_z
 from test_conventions import Stream
@@ -15,7 +15,7 @@ from test_conventions import Stream
 
 class RefTTTS:
     """TTTS with the conjugate Beta posterior, written plainly: posterior draws by
-    ``_rng.beta_variate`` in arm order, the Bernoulli GLR statistic from its definition, the
+    ``_variates.beta_variate`` in arm order, the Bernoulli GLR statistic from its definition, the
     threshold log(t/δ). Counts how often the "resample" rule fell back to the likeliest rival."""
 
     def __init__(self):
@@ -35,7 +35,7 @@ class RefTTTS:
             arm, top = -1, -math.inf
             for i in range(k):
                 if i != skip:
-                    v = _rng.beta_variate(state, A[i], B[i])
+                    v = _variates.beta_variate(state, A[i], B[i])
                     if v > top:
                         arm, top = i, v
             return arm

@@ -283,7 +283,7 @@ def test_sample_means():
     draws = H.sample_means(7, 200_000)
     assert draws.shape == (200_000, 3) and np.all((draws > 0) & (draws < 1))
     assert np.array_equal(draws, H.sample_means(7, 200_000))
-    from bai_lib._rng import prior_beta_means
+    from bai_lib._variates import prior_beta_means
     assert np.array_equal(draws[:10], prior_beta_means(H.a, H.b, 7, 10))
     generator = H.sample_means(np.random.default_rng(7), 200_000)
     assert generator.shape == draws.shape and not np.array_equal(generator[:10], draws[:10])

@@ -146,7 +146,7 @@ def test_the_class_test_finder_finds_them():
 #: The layers, bottom first: a module imports only from its own layer or those below it.
 LAYERS = [
     ["_validate"],
-    ["_rng", "stats", "quadrature"],
+    ["_rng", "_variates", "stats", "quadrature"],
     ["priors", "beta_prior", "empirical_bayes", "robust"],  # math
     ["stopping", "confidence", "kl"],
     ["bounds", "opt2", "oracle", "oracle_bernoulli"],

@@ -96,7 +96,7 @@ def test_uniform_range_and_distribution():
 def test_open_uniform_excludes_zero():
     st = np.zeros(4, dtype=np.uint64)
     st[0] = 1  # a valid (non-zero) state
-    vals = [_rng._uniform_open0(st) for _ in range(1000)]
+    vals = [_rng.uniform_positive(st) for _ in range(1000)]
     assert min(vals) > 0.0 and max(vals) <= 1.0
 
 

@@ -1,4 +1,4 @@
-"""Gamma and Beta variates of :mod:`bai_lib._rng` and the Beta prior :func:`prior_beta_means`.
+"""Gamma and Beta variates of :mod:`bai_lib._variates` and the Beta prior :func:`prior_beta_means`.
 
 The statistical tests use fixed seeds, 20,000 draws a case and a Kolmogorov-Smirnov test
 against scipy (p > 1e-3), plus moment checks within a few standard errors.
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bai_lib import _rng
+from bai_lib import _rng, _variates
 
 N = 20_000
 GAMMA_SHAPES = [0.01, 0.3, 1.0, 2.5, 50.0, 1e5]
@@ -20,12 +20,12 @@ BETA_PARAMS = [(0.5, 0.5), (1.0, 1.0), (2.0, 5.0), (0.02, 3.0), (20.0, 980.0),
 
 def _gammas(shape, seed, n=N):
     st = _rng.seed_state(seed, 0, _rng.STREAM_ALGO)
-    return np.array([_rng.gamma_variate(st, shape) for _ in range(n)])
+    return np.array([_variates.gamma_variate(st, shape) for _ in range(n)])
 
 
 def _betas(a, b, seed, n=N):
     st = _rng.seed_state(seed, 0, _rng.STREAM_ALGO)
-    return np.array([_rng.beta_variate(st, a, b) for _ in range(n)])
+    return np.array([_variates.beta_variate(st, a, b) for _ in range(n)])
 
 
 # --- the existing Gaussian prior stream -------------------------------------------------------
@@ -72,15 +72,15 @@ def test_gamma_small_shape_deep_tail():
 
 def test_gamma_is_deterministic_and_rejects_bad_shape():
     a, b = _rng.seed_state(3, 1, 0), _rng.seed_state(3, 1, 0)
-    assert [_rng.gamma_variate(a, 0.7) for _ in range(5)] == [
-        _rng.gamma_variate(b, 0.7) for _ in range(5)]
+    assert [_variates.gamma_variate(a, 0.7) for _ in range(5)] == [
+        _variates.gamma_variate(b, 0.7) for _ in range(5)]
     for bad in (0.0, -1.0, math.nan):
         st = _rng.seed_state(3, 1, 0)
         before = st.copy()
-        assert math.isnan(_rng.gamma_variate(st, bad))
+        assert math.isnan(_variates.gamma_variate(st, bad))
         np.testing.assert_array_equal(st, before)  # no randomness consumed
-        assert math.isnan(_rng.beta_variate(st, bad, 1.0))
-        assert math.isnan(_rng.beta_variate(st, 1.0, bad))
+        assert math.isnan(_variates.beta_variate(st, bad, 1.0))
+        assert math.isnan(_variates.beta_variate(st, 1.0, bad))
 
 
 # --- Beta ---------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_beta_tiny_shapes_stay_strictly_inside():
     # 1.0; they come back as the largest double below 1, the others are exact ratios.
     x = _betas(0.01, 0.01, seed=31, n=2 * N)
     assert np.all((x > 0) & (x < 1)), (x.min(), x.max())
-    top = np.count_nonzero(x == _rng._BELOW_ONE) / x.size
+    top = np.count_nonzero(x == _variates._BELOW_ONE) / x.size
     expected = stats.beta.cdf(2.0**-53, 0.01, 0.01)  # P(1 - B <= 2**-53), by symmetry
     assert 0.3 < expected < 0.4
     assert abs(top - expected) < 5 * math.sqrt(expected * (1 - expected) / x.size) + 0.005
@@ -120,7 +120,7 @@ def test_beta_ratio_survives_underflow_of_both_gammas():
     # time, so X / (X + Y) formed from the values would be 0 / 0 in about a fifth of the draws;
     # the ratio from the logarithms stays a number in (0, 1), symmetric about 1/2.
     st = _rng.seed_state(8, 0, _rng.STREAM_ALGO)
-    g = np.array([_rng.gamma_variate(st, 1e-3) for _ in range(2000)])
+    g = np.array([_variates.gamma_variate(st, 1e-3) for _ in range(2000)])
     assert 0.35 < np.mean(g == 0) < 0.6
     x = _betas(1e-3, 1e-3, seed=8, n=2000)
     assert np.all((x > 0) & (x < 1))
@@ -132,10 +132,10 @@ def test_beta_draws_x_then_y_from_the_same_state(a, b):
     s1 = _rng.seed_state(9, 4, 0)
     s2 = s1.copy()
     for _ in range(200):
-        got = _rng.beta_variate(s1, a, b)
-        x = _rng.gamma_variate(s2, a)
-        y = _rng.gamma_variate(s2, b)
-        want = min(max(x / (x + y), 5e-324), _rng._BELOW_ONE)
+        got = _variates.beta_variate(s1, a, b)
+        x = _variates.gamma_variate(s2, a)
+        y = _variates.gamma_variate(s2, b)
+        want = min(max(x / (x + y), 5e-324), _variates._BELOW_ONE)
         if a >= 1 and b >= 1:
             assert got == want
         else:
@@ -150,31 +150,31 @@ B = [1.0, 0.5, 97000.0]
 
 
 def test_prior_beta_means_rows_follow_the_prior_stream():
-    out = _rng.prior_beta_means(A, B, 11, 5, first_run=3)
+    out = _variates.prior_beta_means(A, B, 11, 5, first_run=3)
     assert out.shape == (5, 3) and out.dtype == np.float64
     for j in range(5):
         st = _rng.seed_state(11, 3 + j, _rng.STREAM_PRIOR)
-        assert out[j].tolist() == [_rng.beta_variate(st, a, b) for a, b in zip(A, B)]
-    np.testing.assert_array_equal(out, _rng.prior_beta_means(A, B, 11, 5, first_run=3))
-    assert _rng.prior_beta_means(A, B, 11, 0).shape == (0, 3)
+        assert out[j].tolist() == [_variates.beta_variate(st, a, b) for a, b in zip(A, B)]
+    np.testing.assert_array_equal(out, _variates.prior_beta_means(A, B, 11, 5, first_run=3))
+    assert _variates.prior_beta_means(A, B, 11, 0).shape == (0, 3)
 
 
 def test_prior_beta_means_shards_concatenate():
-    whole = _rng.prior_beta_means(A, B, 123, 10)
-    parts = np.concatenate([_rng.prior_beta_means(A, B, 123, 4),
-                            _rng.prior_beta_means(A, B, 123, 6, first_run=4)])
+    whole = _variates.prior_beta_means(A, B, 123, 10)
+    parts = np.concatenate([_variates.prior_beta_means(A, B, 123, 4),
+                            _variates.prior_beta_means(A, B, 123, 6, first_run=4)])
     np.testing.assert_array_equal(whole, parts)
 
 
 def test_prior_beta_means_seeds_differ():
-    x = _rng.prior_beta_means(A, B, 1, 50)
-    y = _rng.prior_beta_means(A, B, 2, 50)
+    x = _variates.prior_beta_means(A, B, 1, 50)
+    y = _variates.prior_beta_means(A, B, 2, 50)
     assert np.all(x != y)
 
 
 def test_prior_beta_means_independent_runs_and_arms():
     n = N
-    out = _rng.prior_beta_means([2.0, 2.0], [3.0, 3.0], 5, n)
+    out = _variates.prior_beta_means([2.0, 2.0], [3.0, 3.0], 5, n)
     assert np.all((out > 0) & (out < 1))
     bound = 5 / math.sqrt(n)
     assert abs(np.corrcoef(out[:-1, 0], out[1:, 0])[0, 1]) < bound  # consecutive runs
@@ -201,7 +201,7 @@ def test_prior_beta_means_independent_runs_and_arms():
 ])
 def test_prior_beta_means_rejects_bad_shapes(a, b, match):
     with pytest.raises(ValueError, match=match):
-        _rng.prior_beta_means(a, b, 1, 3)
+        _variates.prior_beta_means(a, b, 1, 3)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -214,4 +214,4 @@ def test_prior_beta_means_rejects_bad_shapes(a, b, match):
 ])
 def test_prior_beta_means_rejects_bad_counts(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        _rng.prior_beta_means([1.0], [1.0], **kwargs)
+        _variates.prior_beta_means([1.0], [1.0], **kwargs)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._rng import beta_variate
+from .._variates import beta_variate
 from .challenger import TTTS_MAX_RESAMPLE, leader_coin
 from .glr import register
 
@@ -44,7 +44,7 @@ class TTTSBetaSteps(NamedTuple):
 
     Under the prior ``Beta(a_i, b_i)`` arm ``i``'s posterior after ``S_i`` successes in ``N_i``
     pulls is ``Beta(a_i + S_i, b_i + N_i - S_i)``; a posterior draw is one
-    :func:`bai_lib._rng.beta_variate` per arm, in arm order. The steps are those of
+    :func:`bai_lib._variates.beta_variate` per arm, in arm order. The steps are those of
     :class:`~bai_lib.algorithms.ttts.TTTSSteps`: the coin
     (:func:`~bai_lib.algorithms.challenger.leader_coin`), the leader the argmax of a posterior draw,
     and with probability ``1 - β`` a challenger instead:
