@@ -1,15 +1,15 @@
 """Conventions and shared steps of the compiled single-run simulators (numba).
 
-A simulator simulates **one** run of a best arm identification algorithm on a fixed Gaussian
-bandit instance ``mu`` (arm means) with known noise standard deviations ``sigma``: arm ``i``
-returns ``mu[i] + sigma[i] * Z`` with ``Z ~ N(0, 1)`` (paper, Section 2; other reward families
-in :mod:`bai_lib.families`). The simulators live in :mod:`bai_lib.algorithms`: the elimination
-and LUCB kernels with their algorithms (``elimination_run``, ``lucb_run``), and one loop for
-every GLR-stopped algorithm (:func:`bai_lib.algorithms.glr.glr_run`). This module holds what
-they share: the stop codes, the normal buffer, the records of the confidence levels, the
-bookkeeping of a sample and the compile-time dispatch on bundles (:func:`bundle_generic`). All randomness (rewards and the algorithm's own coin flips) comes from the
-xoshiro256++ state ``state`` (see :mod:`bai_lib._rng`), which is advanced in place. Every
-simulator returns a tuple
+A simulator simulates **one** run of a best arm identification algorithm on a fixed Gaussian bandit
+instance ``mu`` (arm means) with known noise standard deviations ``sigma``: arm ``i`` returns
+``mu[i] + sigma[i] * Z`` with ``Z ~ N(0, 1)`` (paper, Section 2; other reward families in
+:mod:`bai_lib.families`). The simulators live in :mod:`bai_lib.algorithms`: the elimination and
+LUCB kernels with their algorithms (``elimination_run``, ``lucb_run``), and one loop for every
+GLR-stopped algorithm (:func:`bai_lib.algorithms.glr.glr_run`). This module holds what they share:
+the stop codes, the normal buffer, the records of the confidence levels, the bookkeeping of a
+sample and the compile-time dispatch on bundles (:func:`bundle_generic`). All randomness (rewards
+and the algorithm's own coin flips) comes from the xoshiro256++ state ``state`` (see
+:mod:`bai_lib._rng`), which is advanced in place. Every simulator returns a tuple
 
 ``(tau, recommendation, censored, stop_reason)``
 

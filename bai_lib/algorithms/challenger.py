@@ -20,7 +20,8 @@ from .. import _validate as V
 from .._rng import fill_normal, next_u64, uniform
 
 __all__ = ["TTTS_MAX_RESAMPLE", "exact_challenger", "challenger_workspace", "new_workspace",
-           "note_sampled", "refill_normals", "leader_coin", "std_normal_above", "log_ndtr", "POSTERIOR_BUFFER", "Z_POS"]
+           "note_sampled", "refill_normals", "leader_coin", "std_normal_above", "log_ndtr",
+           "POSTERIOR_BUFFER", "Z_POS"]
 
 #: Number of posterior re-draws TTTS's ``"resample"`` challenger tries (``k > 2``), on Gaussian
 #: and on Bernoulli arms.

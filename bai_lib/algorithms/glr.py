@@ -2,12 +2,12 @@
 a user's :class:`~bai_lib.algorithms.SamplingRule`.
 
 :func:`glr_run` owns everything those algorithms share: the first round, drawing and booking
-rewards (through the reward family, :mod:`bai_lib.families`), the GLR test and its cheap
-lower bound, the indifference stop and its forced exploration, recording every confidence
-level, censoring and cancellation. What differs is the *sampling rule*, given as a bundle of
-scalar constants (a named tuple) whose class has four compiled steps registered with
-:func:`register` (``refresh`` and ``update`` may be left out). Its state is :data:`SLOTS` arrays ``s0, …, s5`` (unused ones empty) and a
-tuple of scalars ``carry``:
+rewards (through the reward family, :mod:`bai_lib.families`), the GLR test and its cheap lower
+bound, the indifference stop and its forced exploration, recording every confidence level,
+censoring and cancellation. What differs is the *sampling rule*, given as a bundle of scalar
+constants (a named tuple) whose class has four compiled steps registered with :func:`register`
+(``refresh`` and ``update`` may be left out). Its state is :data:`SLOTS` arrays ``s0, …, s5``
+(unused ones empty) and a tuple of scalars ``carry``:
 
 ``start(steps, data, mh, var) -> ((s0, …, s5), carry)``
     The state after the first round (every arm sampled once, ``mh`` the rewards, ``data`` the
@@ -49,8 +49,8 @@ from ..confidence import conf_factor
 from ..families import family as F
 from ..families import family_bundle
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
-                       STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag, record_level,
-                       record_rest, refill)
+                       STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag,
+                       record_level, record_rest, refill)
 from ..stopping import glr_beta, ttucb_threshold
 from .base import Bound, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
@@ -124,8 +124,9 @@ def gap_level(th: GLRThreshold, t: int, level: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, state: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
-            var: np.ndarray, levels: np.ndarray, delta0s: Optional[np.ndarray],
+def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple,
+            state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: np.ndarray,
+            levels: np.ndarray, delta0s: Optional[np.ndarray],
             log_consts: np.ndarray, max_samples: int, out_tau: np.ndarray, out_rec: np.ndarray,
             out_code: np.ndarray, cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of a GLR-stopped algorithm on the instance ``mu``, scored at every level.
@@ -134,10 +135,10 @@ def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, s
     best arm (the first on ties): stop at level ``p`` if the GLR test passes, that is
     ``Z_{B,j} >= gap_level(th, t, levels[p]) / 2`` for every ``j != B``
     (:func:`bai_lib.families.family.glr_passes`), or, with the indifference stop, if
-    ``max_{j≠B} (μ̂_j + w_j) − (μ̂_B − w_B) <= Δ0`` (:func:`~bai_lib.algorithms.indifference.indifferent`,
-    ``w_j = σ_j c(N_j)``), and recommend ``B``; otherwise sample the arm the rule ``steps``
-    chooses, except that from the forcing time of the indifference stop an arm below ``n0``
-    samples is sampled first (:func:`~bai_lib.algorithms.indifference.forcing_start`).
+    ``max_{j≠B} (μ̂_j + w_j) − (μ̂_B − w_B) <= Δ0``
+    (:func:`~bai_lib.algorithms.indifference.indifferent`, ``w_j = σ_j c(N_j)``), and recommend
+    ``B``; otherwise sample the arm the rule ``steps`` chooses, except that from the forcing time
+    of the indifference stop an arm below ``n0`` samples is sampled first (:func:`~bai_lib.algorithms.indifference.forcing_start`).
 
     A level's stop implies the same at every earlier level, so one trajectory is scored at every
     level in turn, each record being exactly a run at that level alone when the rule does not
@@ -206,8 +207,8 @@ def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, s
         if t >= t_next:
             t_next = t + max(64, t >> 6)
             c_lo = max(gap_level(th, t, levels[p]) - 1e-9, 0.0)
-            carry = refresh(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
-                     borrowed(s5), carry, t, t_next)
+            carry = refresh(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3),
+                            borrowed(s4), borrowed(s5), carry, t, t_next)
         best = (1 if mh[1] > mh[0] else 0) if k == 2 else argmax(mh)  # argmax, unrolled
         code = -1
         if F.glr_passes(fam, borrowed(mh), borrowed(v), borrowed(N), best, c_lo):
@@ -234,10 +235,10 @@ def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, s
             # arms, NORMAL_BUFFER steps between refills would take seconds
             record_rest(p, t, -1, STOP_INTERRUPTED, out_tau, out_rec, out_code)
             return t, np.int64(-1), True, STOP_INTERRUPTED
-        arm, carry = choose(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
-                     borrowed(s5), carry, fam, t, best, borrowed(mh), borrowed(v),
-                            borrowed(N), borrowed(S), borrowed(sigma), borrowed(var),
-                            borrowed(state))
+        arm, carry = choose(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3),
+                            borrowed(s4), borrowed(s5), carry, fam, t, best, borrowed(mh),
+                            borrowed(v), borrowed(N), borrowed(S), borrowed(sigma),
+                            borrowed(var), borrowed(state))
         if delta0s is not None:
             if t >= t_force:
                 arm = forced_arm(N, n0, arm)
@@ -252,8 +253,8 @@ def glr_run(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple, s
                   borrowed(inv_next), borrowed(var))
         if delta0s is not None:
             w[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[p])
-        carry = update(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3), borrowed(s4),
-                     borrowed(s5), carry, arm, x, borrowed(N), borrowed(S),
+        carry = update(steps, borrowed(s0), borrowed(s1), borrowed(s2), borrowed(s3),
+                       borrowed(s4), borrowed(s5), carry, arm, x, borrowed(N), borrowed(S),
                        borrowed(var))
         t += 1
 

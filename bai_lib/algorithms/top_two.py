@@ -65,8 +65,8 @@ def _ucb_leader(mh, b, s):
 
 
 class TopTwoSteps(NamedTuple):
-    """The sampling rule of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic
-    analysis of a UCB-based top two algorithm") and EB-TC, for :func:`bai_lib.algorithms.glr.glr_run`.
+    """The sampling rule of TTUCB (Jourdan & Degenne, 2022, "Non-asymptotic analysis of a
+    UCB-based top two algorithm") and EB-TC, for :func:`bai_lib.algorithms.glr.glr_run`.
 
     With ``v_i = var_i / N_i`` (``var`` the statistic variances: ``σ_i²``, or 1 for the released
     code, which ignores the noise level), at time ``t``:

@@ -75,21 +75,21 @@ class TTTSSteps(NamedTuple):
 
     The posterior of arm ``i`` under the prior ``N(m_i, ξ_i²)`` and known noise ``σ_i`` is Gaussian
     with precision ``1/ξ_i² + N_i/σ_i²`` and mean ``(m_i/ξ_i² + S_i/σ_i²) / precision`` (the exact
-    conjugate one; the authors' released code weights prior and data with swapped variances, correct
-    only when ``σ_i = ξ_i``, which is not reproduced). At every step ``θ`` is drawn from the
-    posterior and the leader is ``argmax θ``; with probability ``β`` the leader is sampled, otherwise
-    a challenger (:func:`~bai_lib.algorithms.challenger.leader_coin`: one bit of a 64-bit draw for
-    ``β = 1/2``, else ``uniform < β``).
+    conjugate one; the authors' released code weights prior and data with swapped variances,
+    correct only when ``σ_i = ξ_i``, which is not reproduced). At every step ``θ`` is drawn from
+    the posterior and the leader is ``argmax θ``; with probability ``β`` the leader is sampled,
+    otherwise a challenger (:func:`~bai_lib.algorithms.challenger.leader_coin`: one bit of a 64-bit
+    draw for ``β = 1/2``, else ``uniform < β``).
 
     * ``k = 2`` and ``β = 1/2``: the challenger is the other arm, so the sampled arm is
       ``leader XOR coin`` with an independent fair coin; whatever the law of the leader, this arm is
       uniform on ``{0, 1}`` and independent of the past. The rule therefore samples a uniformly
       random arm, the same algorithm in distribution without drawing ``θ``. For other ``β`` the
       leader is drawn.
-    * ``k > 2``, ``challenger = 0`` (``"exact"``): Russo's challenger, the argmax of a posterior draw
-      given that it differs from the leader, sampled exactly at bounded cost: one plain posterior
-      draw is tried while the last computed bound ``Σ_j p_j`` on the probability that a draw's
-      argmax differs from the leader is above 1/4, then
+    * ``k > 2``, ``challenger = 0`` (``"exact"``): Russo's challenger, the argmax of a posterior
+      draw given that it differs from the leader, sampled exactly at bounded cost: one plain
+      posterior draw is tried while the last computed bound ``Σ_j p_j`` on the probability that a
+      draw's argmax differs from the leader is above 1/4, then
       :func:`~bai_lib.algorithms.challenger.exact_challenger`. Trying a plain draw first keeps the
       law exact (an accepted draw has the target law, and the choice to try depends only on past
       steps).

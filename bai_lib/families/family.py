@@ -1,15 +1,15 @@
 """The functions every reward family provides, resolved by the compiler from the family's bundle.
 
-A family is a bundle class (a named tuple of its scalar constants, :class:`~bai_lib.families.gaussian.Gaussian`
-or :class:`~bai_lib.families.bernoulli.Bernoulli`) and one module of compiled functions, registered here
-under that class. Per-arm arrays (noise levels, variances) are passed beside the bundle, not in
-it: a compiled function that reads an array out of a tuple argument pays two atomic reference
-counts, which at every sample cost the loops nine tenths of their speed. A compiled loop calls the generic functions of this module with the bundle as
-first argument; numba resolves each call at compile time, from the bundle's type, to the
-family's own function, so no branch on the family runs inside a loop, the call is inlined
-like any other, and the loop is cached on disk once per family
-(:func:`~bai_lib.kernels.bundle_generic`). The family is chosen once, when a specification binds
-(:meth:`bai_lib.algorithms.Algorithm.bind`).
+A family is a bundle class (a named tuple of its scalar constants,
+:class:`~bai_lib.families.gaussian.Gaussian` or :class:`~bai_lib.families.bernoulli.Bernoulli`) and
+one module of compiled functions, registered here under that class. Per-arm arrays (noise levels,
+variances) are passed beside the bundle, not in it: a compiled function that reads an array out of
+a tuple argument pays two atomic reference counts, which at every sample cost the loops nine tenths
+of their speed. A compiled loop calls the generic functions of this module with the bundle as first
+argument; numba resolves each call at compile time, from the bundle's type, to the family's own
+function, so no branch on the family runs inside a loop, the call is inlined like any other, and
+the loop is cached on disk once per family (:func:`~bai_lib.kernels.bundle_generic`). The family is
+chosen once, when a specification binds (:meth:`bai_lib.algorithms.Algorithm.bind`).
 
 Every function takes the bundle ``fam`` first; ``S``, ``N``, ``mh``, ``v`` are the per-arm
 sums, counts, empirical means and statistic variances ``var_i / N_i`` of a run, ``var`` the

@@ -71,7 +71,8 @@ def glr_passes(fam: Gaussian, mh: np.ndarray, v: np.ndarray, N: np.ndarray, best
 @njit(cache=True, nogil=True)
 def challenger_cost(fam: Gaussian, mh: np.ndarray, v: np.ndarray, N: np.ndarray, lead: int, j: int,
                     signed: bool) -> float:
-    """``(μ̂_lead − μ̂_j)_+² / (v_lead + v_j)``, or the signed ``(μ̂_lead − μ̂_j) / √(v_lead + v_j)``
+    """``(μ̂_lead − μ̂_j)_+² / (v_lead + v_j)``, or the signed
+    ``(μ̂_lead − μ̂_j) / √(v_lead + v_j)``
     (the same order where the gap is positive)."""
     d = mh[lead] - mh[j]
     if signed:
