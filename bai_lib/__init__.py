@@ -5,7 +5,8 @@ Layers
 - statistics: :mod:`bai_lib.stats` (intervals, tests and estimators, used by every layer)
 - math: :mod:`bai_lib.priors` (prior, ``L(H)``, volume lemma, ``Δ0``; the single integral in
   :mod:`bai_lib.quadrature`), :mod:`bai_lib.beta_prior` (the same for Beta priors over
-  Bernoulli arms), :mod:`bai_lib.bounds`,
+  Bernoulli arms), :mod:`bai_lib.gamma_prior` (Gamma priors over Poisson arms),
+  :mod:`bai_lib.bounds`,
   :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
   :mod:`bai_lib.stopping` (the GLR thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
@@ -26,13 +27,15 @@ from . import bounds, opt2, published
 from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingRule,
                          TrackAndStop)
 from .beta_prior import BetaPrior
+from .gamma_prior import GammaPrior
 from .oracle import characteristic_time
 from .plan import CensoringWarning, GuaranteeWarning
 from .priors import GaussianPrior, delta0
 from .result import SimulationResult
 from .simulation import simulate, simulate_deltas
 
-__all__ = ["GaussianPrior", "BetaPrior", "delta0", "simulate", "simulate_deltas", "SimulationResult", "CensoringWarning",
+__all__ = ["GaussianPrior", "BetaPrior", "GammaPrior", "delta0", "simulate", "simulate_deltas",
+           "SimulationResult", "CensoringWarning",
            "GuaranteeWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]

@@ -1,8 +1,8 @@
-"""Gamma and Beta variates for the compiled simulators, and arm means from Beta priors.
+"""Gamma and Beta variates for the compiled simulators, and arm means from Beta and Gamma priors.
 
 Drawn from the generator of :mod:`bai_lib._rng` (its normals and uniforms), in compiled code, so
-that TTTS's Beta posteriors and the Beta prior's arm means come from the per-run streams like
-every other random number.
+that TTTS's Beta posteriors and the Beta and Gamma priors' arm means come from the per-run
+streams like every other random number.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 from numba import njit
 
 from . import _validate as V
-from ._rng import RUN_MAX, STREAM_PRIOR, seed_states, std_normal, uniform_positive
+from ._rng import RUN_MAX, SEED_MAX, STREAM_PRIOR, seed_states, std_normal, uniform_positive
 
-__all__ = ["gamma_variate", "beta_variate", "prior_beta_means"]
+__all__ = ["gamma_variate", "beta_variate", "prior_beta_means", "prior_gamma_means"]
 
 
 _BELOW_ONE = 1.0 - 2.0**-53  # largest double below 1; 5e-324 is the smallest above 0
@@ -124,10 +124,43 @@ def beta_variate(state: np.ndarray, a: float, b: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _fill_prior_beta_means(states, a, b, out):
+def _fill_prior_means(states, a, b, beta, out):
+    # row r from run r's stream: Beta(a_i, b_i), or Gamma(a_i) / b_i (shape a_i, rate b_i)
     for r in range(out.shape[0]):
         for i in range(out.shape[1]):
-            out[r, i] = beta_variate(states[r], a[i], b[i])
+            if beta:
+                out[r, i] = beta_variate(states[r], a[i], b[i])
+            else:
+                out[r, i] = gamma_variate(states[r], a[i]) / b[i]
+
+
+_RUN_BLOCK = 1 << 16  # runs whose generator states are held at once (32 bytes each)
+
+
+def _prior_means(a, b, seed, n_runs, first_run, beta: bool) -> np.ndarray:
+    """:func:`prior_beta_means` (``beta``) or :func:`prior_gamma_means`: the checks of the
+    inputs, then the runs ``65,536`` at a time (their states derived per block)."""
+    params = []
+    for value, name in ((a, "a"), (b, "b")):
+        arr = V.reals(value, name, positive=True)
+        if arr.ndim != 1 or arr.size == 0:
+            raise ValueError(f"{name} must be a non-empty 1-D sequence of finite positive "
+                             f"numbers, got {value!r}")
+        params.append(np.ascontiguousarray(arr, dtype=np.float64))
+    a, b = params
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same length, got {a.size} and {b.size}")
+    n_runs = V.integer(n_runs, "n_runs", 0)
+    first_run = V.integer(first_run, "first_run", 0, RUN_MAX)
+    if n_runs:
+        V.integer(first_run + n_runs - 1, "first_run + n_runs - 1", 0, RUN_MAX)
+    seed = V.integer(seed, "seed", 0, SEED_MAX)  # checked even without runs
+    out = np.empty((n_runs, a.size), dtype=np.float64)
+    for start in range(0, n_runs, _RUN_BLOCK):
+        stop = min(n_runs, start + _RUN_BLOCK)
+        states = seed_states(seed, range(first_run + start, first_run + stop), STREAM_PRIOR)
+        _fill_prior_means(states, a, b, beta, out[start:stop])
+    return out
 
 
 def prior_beta_means(a, b, seed: int, n_runs: int, first_run: int = 0) -> np.ndarray:
@@ -154,21 +187,35 @@ def prior_beta_means(a, b, seed: int, n_runs: int, first_run: int = 0) -> np.nda
     -------
     ndarray of float64, shape (n_runs, k)
     """
-    shapes = []
-    for value, name in ((a, "a"), (b, "b")):
-        arr = V.reals(value, name, positive=True)
-        if arr.ndim != 1 or arr.size == 0:
-            raise ValueError(f"{name} must be a non-empty 1-D sequence of finite positive "
-                             f"numbers, got {value!r}")
-        shapes.append(arr)
-    a, b = shapes
-    if a.shape != b.shape:
-        raise ValueError(f"a and b must have the same length, got {a.size} and {b.size}")
-    n_runs = V.integer(n_runs, "n_runs", 0)
-    first_run = V.integer(first_run, "first_run", 0, RUN_MAX)
-    if n_runs:
-        V.integer(first_run + n_runs - 1, "first_run + n_runs - 1", 0, RUN_MAX)
-    states = seed_states(seed, range(first_run, first_run + n_runs), STREAM_PRIOR)
-    out = np.empty((n_runs, a.size), dtype=np.float64)
-    _fill_prior_beta_means(states, a, b, out)
-    return out
+    return _prior_means(a, b, seed, n_runs, first_run, beta=True)
+
+
+def prior_gamma_means(a, b, seed: int, n_runs: int, first_run: int = 0) -> np.ndarray:
+    """Arm means of ``n_runs`` runs drawn from independent Gamma priors ``λ_i ~ Gamma(a_i, b_i)``.
+
+    Shape ``a_i`` and rate ``b_i`` (mean ``a_i / b_i``). Row ``j`` is
+    ``gamma_variate(st, a[i]) / b[i]`` for ``i = 0, ..., k - 1`` in order, with
+    ``st = seed_state(seed, first_run + j, STREAM_PRIOR)``: the per-run stream of
+    :func:`bai_lib._rng.prior_means` and :func:`prior_beta_means`, so shards concatenate
+    (``prior_gamma_means(a, b, s, n)`` is ``prior_gamma_means(a, b, s, m)`` followed by
+    ``prior_gamma_means(a, b, s, n - m, first_run=m)``) and the result depends on nothing else
+    (not on threads). The states are derived ``65,536`` runs at a time, so the memory is that of
+    the result. Entries are ``>= 0``: for shapes near ``1e-2`` a draw may underflow to ``0``
+    (see :func:`gamma_variate`).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (k,)
+        Finite positive shapes and rates, ``k >= 1`` (the shapes tested in ``[1e-2, 1e7]``).
+    seed : int
+        Seed in ``[0, 2**64 - 1]``.
+    n_runs : int
+        Number of runs (rows), ``>= 0``.
+    first_run : int
+        Index of the first run (a shard of runs ``first_run, ..., first_run + n_runs - 1``).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_runs, k)
+    """
+    return _prior_means(a, b, seed, n_runs, first_run, beta=False)

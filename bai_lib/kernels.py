@@ -145,11 +145,14 @@ def borrowed(typingctx, array):
 ir_utils.alias_func_extensions[("borrowed", __name__)] = _borrowed_aliases
 
 
-def bundle_generic(name: str, params: str):
+def bundle_generic(name: str, params: str, default=None):
     """A function of compiled code that the compiler resolves, from the class of its first
     argument (a *bundle*: a named tuple of scalar constants), to the implementation registered
     for that class with ``.register(bundle_class, njit_function)``; ``params`` names its
     arguments (``"fam, z, mu_arm, sigma_arm"``), which an implementation may name otherwise.
+    ``default`` (a compiled function, or ``None``: a typing error) serves the classes with no
+    implementation, so that a loop compiles for them where the call sits in a branch that the
+    caller never takes for such a class.
 
     A loop that calls ``f(bundle, ...)`` is compiled once per bundle class and cached on disk (a
     named tuple's type names its class by reference, where a function passed as an argument is
@@ -160,7 +163,7 @@ def bundle_generic(name: str, params: str):
     function raises ``TypeError``.
     """
     implementations = {}
-    namespace = {"implementations": implementations, "Any": Any}
+    namespace = {"implementations": implementations, "Any": Any, "fallback": default}
     annotated = ", ".join(f"{p.strip()}: Any" for p in params.split(","))
     # a generic with a fixed signature (numba writes out a call only to one without *args); its
     # resolution returns the implementation's own Python function, written out at the call site
@@ -169,6 +172,8 @@ def bundle_generic(name: str, params: str):
          f"def resolve({params}):\n"
          f"    implementation = implementations.get(getattr({params.split(',')[0]}, "
          f"'instance_class', None))\n"
+         f"    if implementation is None:\n"
+         f"        implementation = fallback\n"
          f"    if implementation is None:\n"
          f"        return None\n"
          f"    return implementation.py_func\n", namespace)

@@ -20,11 +20,18 @@ for the simulators (they return ``nan`` on arguments outside their domain instea
 raising); :func:`kl_inner` gives closed-form points inside the interval, for a cheap first
 test before the exact ends are solved; :func:`kl_interval` evaluates both ends for arrays and
 checks its arguments. :func:`kl_glr` is the GLR statistic of two Bernoulli arms.
+
+The parts that do not depend on the family are shared with :mod:`bai_lib.kl_poisson` under
+names without an underscore, outside ``__all__``: ``kl_g`` (the function
+``g(x) = (1 + x) log(1 + x) - x`` of both divergences), ``polish_bound`` (the last-ulp search
+of a bound, for any divergence), ``shrunk_point`` (an inner point moved safely towards ``p``)
+and ``interval_of`` (the checked, broadcast evaluation behind :func:`kl_interval`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -41,10 +48,12 @@ _MAX_ITER = 100
 
 
 @njit(cache=True, nogil=True)
-def _g(x: float) -> float:
+def kl_g(x: float) -> float:
     """``(1 + x) log(1 + x) - x`` for ``x >= -1`` (``>= 0``), by its series for ``|x| <= 0.1``.
 
     ``g(x) = Σ_{k>=2} (-1)^k x^k / (k (k-1))``: 17 terms leave a relative error below 1e-17.
+    ``q g((p - q)/q)`` is the Poisson divergence of mean ``p`` from mean ``q``; the Bernoulli
+    divergence is the sum of two such terms (:func:`kl_bernoulli`).
     """
     if abs(x) <= 0.1:
         s = 0.0
@@ -79,13 +88,13 @@ def kl_bernoulli(p: float, q: float) -> float:
     d = p - q
     # q g((p-q)/q) = p log(p/q) - (p - q)
     if abs(d) <= 0.1 * q:
-        a = q * _g(d / q)
+        a = q * kl_g(d / q)
     else:
         a = (p * (math.log(p) - math.log(q)) if p > 0.0 else 0.0) - d
     # (1-q) g((q-p)/(1-q)) = (1-p) log((1-p)/(1-q)) - (q - p)
     cq = 1.0 - q
     if abs(d) <= 0.1 * cq:
-        b = cq * _g(-d / cq)
+        b = cq * kl_g(-d / cq)
     else:
         b = ((1.0 - p) * (math.log1p(-p) - math.log1p(-q)) if p < 1.0 else 0.0) + d
     return a + b
@@ -175,22 +184,29 @@ def _solve(p: float, level: float, x: float, upper: bool) -> float:
     return hi if upper else lo
 
 
-@njit(cache=True, nogil=True)
-def _polish(p: float, level: float, x: float, upper: bool) -> float:
-    """The largest (upper) / smallest (lower) double ``q`` with ``kl(p, q) <= level`` near ``x``.
+@njit(cache=True, nogil=True, inline="always")
+def polish_bound(div: Callable[[float, float], float], p: float, level: float, x: float,
+                 upper: bool, top: float) -> float:
+    """The largest (upper) / smallest (lower) double ``q`` with ``div(p, q) <= level`` near ``x``.
 
-    ``x`` is a converged root; where ``kl(p, ·)`` is flat at the scale of an ulp of ``q``
-    many doubles share its value, so the boundary is bracketed by steps doubling from an
-    ulp of ``x`` (``p`` itself satisfies the constraint, the end ``1`` or ``0`` does not)
-    and the bracket is bisected down to two adjacent doubles.
+    ``div`` is a compiled divergence (:func:`kl_bernoulli`, or
+    :func:`bai_lib.kl_poisson.kl_poisson`), increasing away from ``p``; the doubles ``q``
+    searched lie in ``[0, top]``, ``top`` being ``1`` for Bernoulli means. ``x`` is a converged
+    root; where ``div(p, ·)`` is flat at the scale of an ulp of ``q`` many doubles share its
+    value, so the boundary is bracketed by steps doubling from an ulp of ``x`` (``p`` itself
+    satisfies the constraint; the end, ``top`` or ``0``, must not) and the bracket is bisected
+    down to two adjacent doubles (halving each end first where their sum would overflow).
+
+    Written out in the caller (``inline="always"``), where ``div`` is a fixed function: passed
+    across a call, a function argument would keep the caller out of numba's disk cache.
     """
     out = 1.0 if upper else -1.0           # away from p
     step = max(abs(x) * _EPS, 5e-324)
-    if kl_bernoulli(p, x) <= level:
+    if div(p, x) <= level:
         inner = x
         while True:
-            outer = min(max(x + out * step, 0.0), 1.0)
-            if not kl_bernoulli(p, outer) <= level:
+            outer = min(max(x + out * step, 0.0), top)
+            if not div(p, outer) <= level:
                 break
             inner = outer
             step *= 2.0
@@ -198,22 +214,24 @@ def _polish(p: float, level: float, x: float, upper: bool) -> float:
         outer = x
         while True:
             inner = max(x - step, p) if upper else min(x + step, p)
-            if kl_bernoulli(p, inner) <= level:
+            if div(p, inner) <= level:
                 break
             outer = inner
             step *= 2.0
     while True:
         mid = 0.5 * (inner + outer)
+        if mid == np.inf:
+            mid = 0.5 * inner + 0.5 * outer
         if mid == inner or mid == outer:
             return inner
-        if kl_bernoulli(p, mid) <= level:
+        if div(p, mid) <= level:
             inner = mid
         else:
             outer = mid
 
 
 @njit(cache=True, nogil=True)
-def _shrunk(p: float, d: float, sign: float) -> float:
+def shrunk_point(p: float, d: float, sign: float) -> float:
     """``p + sign · d · (1 - 1e-9)`` rounded, one step back towards ``p`` unless rounding moved it
     inwards: the relative ``1e-9`` absorbs the rounding of ``d``, the step that of the sum."""
     d *= 1.0 - 1e-9
@@ -255,7 +273,7 @@ def kl_inner(p: float, level: float) -> tuple[float, float]:
     m_up, m_lo = min(v, up * (1.0 - up)), min(v, lo * (1.0 - lo))
     d_up = math.sqrt(2.0 * level * m_up) if m_up > 0.0 else 0.0
     d_lo = math.sqrt(2.0 * level * m_lo) if m_lo > 0.0 else 0.0
-    return _shrunk(p, d_lo, -1.0), _shrunk(p, d_up, 1.0)
+    return shrunk_point(p, d_lo, -1.0), shrunk_point(p, d_up, 1.0)
 
 
 @njit(cache=True, nogil=True)
@@ -285,7 +303,8 @@ def kl_upper(p: float, level: float) -> float:
         # kl(0, 1) = inf: where 1 - e^-level rounds to 1 (level > 37.4), the largest double
         # below 1 (kl(0, 1 - 2^-53) = 53 log 2 = 36.7) is the bound
         return min(-math.expm1(-level), _ONE_BELOW)
-    return _polish(p, level, _solve(p, level, kl_inner(p, level)[1], True), True)
+    x = _solve(p, level, kl_inner(p, level)[1], True)
+    return polish_bound(kl_bernoulli, p, level, x, True, 1.0)
 
 
 @njit(cache=True, nogil=True)
@@ -311,7 +330,8 @@ def kl_lower(p: float, level: float) -> float:
         # kl(1, 0) = inf: where e^-level underflows to 0 (level > 745.1), the smallest positive
         # double (kl(1, 5e-324) = 744.4) is the bound
         return max(math.exp(-level), _SMALLEST)
-    return _polish(p, level, _solve(p, level, kl_inner(p, level)[0], False), False)
+    x = _solve(p, level, kl_inner(p, level)[0], False)
+    return polish_bound(kl_bernoulli, p, level, x, False, 1.0)
 
 
 @njit(cache=True, nogil=True)
@@ -378,6 +398,18 @@ def kl_interval(means: ArrayLike, counts: ArrayLike,
     m = V.reals(means, "means", max_ndim=None)
     if np.any(m < 0.0) or np.any(m > 1.0):
         raise ValueError(f"means must lie in [0, 1], got {m.tolist()}")
+    return interval_of(m, counts, log_level, _interval)
+
+
+def interval_of(m: np.ndarray, counts: ArrayLike, log_level: float,
+                kernel: Callable[..., None]) -> tuple[float | np.ndarray, float | np.ndarray]:
+    """``kernel``'s interval ends of the checked means ``m`` at ``level = L / n``.
+
+    ``counts`` and ``log_level`` are checked here (a ``ValueError`` naming them) and broadcast
+    against ``m``; ``kernel(means, levels, lower, upper)`` is a compiled loop filling the two
+    flat arrays. Floats when ``m`` and ``counts`` are scalars, else arrays of their broadcast
+    shape (the return value of :func:`kl_interval`).
+    """
     n = _counts(counts)
     big = V.nonnegative(log_level, "log_level")
     try:
@@ -388,7 +420,7 @@ def kl_interval(means: ArrayLike, counts: ArrayLike,
     means_flat = np.ascontiguousarray(m, dtype=np.float64).ravel()
     levels = (big / np.ascontiguousarray(n, dtype=np.float64)).ravel()
     lower, upper = np.empty_like(means_flat), np.empty_like(means_flat)
-    _interval(means_flat, levels, lower, upper)
+    kernel(means_flat, levels, lower, upper)
     lower, upper = lower.reshape(m.shape), upper.reshape(m.shape)
     if m.ndim == 0:
         return float(lower), float(upper)

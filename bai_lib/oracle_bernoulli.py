@@ -1,4 +1,5 @@
-"""The characteristic time ``T*(μ)`` and the optimal allocation ``w*(μ)`` of Bernoulli arms.
+"""The characteristic time ``T*(μ)`` and the optimal allocation ``w*(μ)`` of Bernoulli arms
+(and of Poisson arms, by the same solver).
 
 Math layer. For Bernoulli arms with means ``μ`` in ``[0, 1]`` and a unique best arm ``b``
 (Garivier & Kaufmann, 2016, Section 2.2), with :math:`\\mathrm{kl}` the Bernoulli divergence
@@ -9,6 +10,10 @@ of :func:`bai_lib.kl.kl_bernoulli`,
     \\qquad m_j = \\frac{w_b\\mu_b + w_j\\mu_j}{w_b + w_j},
 
 and any δ-correct algorithm has :math:`E_\\mu[\\tau] \\ge T^*(\\mu)\\log(1/(2.4\\delta))`.
+The same holds for any one-parameter exponential family with its own divergence; for Poisson
+arms (counts per visitor, means ``λ_i >= 0`` with no upper end) it is that of
+:func:`bai_lib.kl_poisson.kl_poisson`, ``q - p + p log(p/q)``
+(:func:`poisson_characteristic_time`, :func:`solve_oracle_poisson`).
 
 How it is solved
 ----------------
@@ -18,15 +23,18 @@ Fix :math:`w_b = 1` and write :math:`x_j = w_j/w_b`. For one arm, with
 
 .. math:: g_j' = \\mathrm{kl}(\\mu_j, m),
 
-.. math:: g_j'' = -\\frac{(m - \\mu_j)^2\\,t}{m(1-m)},
+.. math:: g_j'' = -\\frac{(m - \\mu_j)^2\\,t}{V(m)},
 
-.. math:: g_j''' = -g_j''\\,t\\Big(3 - \\frac{(1 - 2m)(m - \\mu_j)}{m(1-m)}\\Big)
+.. math:: g_j''' = -g_j''\\,t\\Big(3 - \\frac{V'(m)(m - \\mu_j)}{V(m)}\\Big)
 
-(the terms from :math:`m'(x)` cancel in :math:`g_j'`, as :math:`m` minimises the weighted
-sum): :math:`g_j` increases and is concave, from 0 to :math:`\\mathrm{kl}(\\mu_b, \\mu_j)`,
-which is :math:`+\\infty` exactly when :math:`\\mu_j = 0` (for :math:`\\mu_b = 1` it is
-:math:`-\\log\\mu_j`). At the optimum all constraints share one value :math:`y`, so
-:math:`x_j = x_j(y)` solves :math:`g_j(x) = y`, and setting the derivative of
+with :math:`V` the variance function of the family, :math:`V(m) = m(1-m)` for Bernoulli and
+:math:`V(m) = m` for Poisson arms (the terms from :math:`m'(x)` cancel in :math:`g_j'`, as
+:math:`m` minimises the weighted sum, and :math:`\\partial_m\\mathrm{kl}(p, m) = (m - p)/V(m)`
+in either family): :math:`g_j` increases and is concave, from 0 to
+:math:`\\mathrm{kl}(\\mu_b, \\mu_j)`, which is :math:`+\\infty` exactly when :math:`\\mu_j = 0`
+in both families (for Bernoulli arms with :math:`\\mu_b = 1` it is :math:`-\\log\\mu_j`;
+Poisson arms have no such end of the range). At the optimum all constraints share one value
+:math:`y`, so :math:`x_j = x_j(y)` solves :math:`g_j(x) = y`, and setting the derivative of
 :math:`y/(1 + \\sum_j x_j(y))` to zero (with :math:`x_j' = 1/g_j'`) gives Theorem 5's
 
 .. math:: F(y) = \\sum_{j \\ne b} r_j = 1, \\qquad
@@ -47,9 +55,9 @@ equation is parametrised by :math:`x_0`, the weight of the closest arm :math:`j_
 when some :math:`\\mathrm{kl}(\\mu_b, \\mu_j)` are infinite, and :math:`\\log F` is solved in
 :math:`\\log x_0` (it would be :math:`2\\log x_0`). Derivatives are carried as
 :math:`y\\,dr/dy` and :math:`y^2 d^2r/dy^2` and all tolerances are relative, so that nothing
-depends on the scale of :math:`y` (about :math:`\\mathrm{gap}^2`, or :math:`\\mu_b` when the
-means are tiny). For gaps near ``1e-6`` the accuracy is limited by the rounding of
-:math:`m` (relative ``eps/gap``, about ``1e-10``).
+depends on the scale of :math:`y` (about :math:`\\mathrm{gap}^2/V(\\mu_b)`, or :math:`\\mu_b`
+when the means are tiny). For gaps near ``1e-6`` the accuracy is limited by the rounding of
+:math:`m` (relative ``eps/gap``, about ``1e-10`` for Bernoulli means).
 """
 
 from __future__ import annotations
@@ -62,14 +70,23 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 from .kl import kl_bernoulli
+from .kl_poisson import kl_poisson
 
 __all__ = ["solve_oracle_bernoulli", "bernoulli_characteristic_time",
-           "bernoulli_allocation_time"]
+           "bernoulli_allocation_time", "solve_oracle_poisson", "poisson_characteristic_time",
+           "poisson_allocation_time"]
 
 _MAX_ITER = 200
 _FIRST_TOL = 1e-2    # first pass: about one Halley step per arm (F used for a step only)
 _INNER_TOL = 1e-5    # a relative Halley step this small leaves an error of order 1e-15
 _FINAL_TOL = 1e-4    # the same for the outer iteration, followed by one last pass
+
+
+@njit(cache=True, nogil=True)
+def _kl(p: float, q: float, poisson: bool) -> float:
+    """The divergence of the family: :func:`~bai_lib.kl_poisson.kl_poisson` or
+    :func:`~bai_lib.kl.kl_bernoulli`."""
+    return kl_poisson(p, q) if poisson else kl_bernoulli(p, q)
 
 
 @njit(cache=True, nogil=True)
@@ -83,13 +100,13 @@ def _mean(a: float, c: float, x: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _guess(a: float, c: float, y: float) -> float:
+def _guess(a: float, c: float, y: float, poisson: bool) -> float:
     """A start for ``g(x) = y``: the root of ``A x/(x + A/D)``, the curve with ``g(0) = 0``,
-    ``g'(0) = D = kl(c, a)`` and ``g(∞) = A = kl(a, c)``; for ``a = 1`` (``D = ∞``) ``D`` is
-    the secant slope ``g(x)/x ≈ (1 - c)(1 + log(1/x))`` at ``x ≈ y/(1 - c)``."""
-    big = kl_bernoulli(a, c) if c > 0.0 else np.inf
-    if a < 1.0:
-        slope = kl_bernoulli(c, a)
+    ``g'(0) = D = kl(c, a)`` and ``g(∞) = A = kl(a, c)``; for Bernoulli ``a = 1`` (``D = ∞``)
+    ``D`` is the secant slope ``g(x)/x ≈ (1 - c)(1 + log(1/x))`` at ``x ≈ y/(1 - c)``."""
+    big = _kl(a, c, poisson) if c > 0.0 else np.inf
+    if poisson or a < 1.0:
+        slope = _kl(c, a, poisson)
     else:
         slope = (1.0 - c) * (1.0 + max(math.log((1.0 - c) / y), 0.0))
     den = slope * (1.0 - y / big) if big > 0.0 else 0.0
@@ -98,13 +115,15 @@ def _guess(a: float, c: float, y: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _derivs(a: float, c: float, x: float, m: float) -> tuple[float, float]:
-    """``g''(x)`` and ``g'''(x)`` at ``m = m(x)`` in ``(0, 1)``."""
+def _derivs(a: float, c: float, x: float, m: float, poisson: bool) -> tuple[float, float]:
+    """``g''(x)`` and ``g'''(x)`` at ``m = m(x)`` inside the range of means, from the variance
+    function: ``V(m) = m``, ``V'(m) = 1`` (Poisson) or ``V(m) = m(1 - m)``, ``V'(m) = 1 - 2m``."""
     t = 1.0 / (1.0 + x)
     mc = (a - c) * t  # m - c
-    q = mc / (m * (1.0 - m))
+    v, dv = (m, 1.0) if poisson else (m * (1.0 - m), 1.0 - 2.0 * m)
+    q = mc / v
     g2 = -mc * q * t
-    return g2, -g2 * t * (3.0 - (1.0 - 2.0 * m) * q)
+    return g2, -g2 * t * (3.0 - dv * q)
 
 
 @njit(cache=True, nogil=True)
@@ -139,29 +158,30 @@ def _predict(mem: np.ndarray, j: int, y: float, x: float) -> tuple[float, bool]:
 
 @njit(cache=True, nogil=True)
 def _solve_arm(a: float, c: float, y: float, x: float, tol: float, mem: np.ndarray,
-               j: int) -> tuple[float, float, float, float]:
+               j: int, poisson: bool) -> tuple[float, float, float, float]:
     """Root ``x`` of ``g(x) = y`` from ``x > 0``, with ``r``, ``y dr/dy`` and ``y² d²r/dy²``:
     Halley steps in ``t = 1/(1+x)`` on a bracket of ``x``, bisection in ``t`` (``x -> 4x + 1``
     with no upper end) for a step that leaves it or fails to halve the previous one. The last
     step, once at most ``tol x``, is taken without a new evaluation, ``r`` moved by its Taylor
     polynomial of degree 2 and ``y dr/dy`` of degree 1. ``mem[j]`` keeps the last point."""
+    top = np.inf if poisson else 1.0  # the upper end of the means
     lo, hi, step_old = 0.0, np.inf, np.inf
     r = rho = drho = 0.0
     x = x if 0.0 < x < np.inf else 1.0
     for _ in range(_MAX_ITER):
         m = _mean(a, c, x)
         ka = kc = g = 0.0
-        f = -y if m >= 1.0 else np.inf  # a = 1 and 1 - m below 1 ulp: g ~ x log(1/x) ~ 0
-        if 0.0 < m < 1.0:                # c = 0 and m below the smallest double: g ~ inf
-            ka = kl_bernoulli(a, m)
-            kc = kl_bernoulli(c, m)
+        f = -y if m >= top else np.inf  # a = 1 and 1 - m below 1 ulp: g ~ x log(1/x) ~ 0
+        if 0.0 < m < top:                # c = 0 and m below the smallest double: g ~ inf
+            ka = _kl(a, m, poisson)
+            kc = _kl(c, m, poisson)
             g = ka + x * kc
             f = g - y
         ok = 0.0 < kc < np.inf
         xn = -1.0
         g2 = g3 = 0.0
         if ok:
-            g2, g3 = _derivs(a, c, x, m)
+            g2, g3 = _derivs(a, c, x, m, poisson)
             r = ka / kc
             rho, drho = _rho(y, kc, g2, g3)
             mem[j, 0], mem[j, 1], mem[j, 2], mem[j, 3], mem[j, 4] = x, g, kc, g2, g3
@@ -207,24 +227,14 @@ def _split(lo: float, hi: float) -> float:
 
 
 @njit(cache=True, nogil=True)
-def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
-                           y_guess: float) -> tuple[float, float]:
-    """Optimal weights for Bernoulli means ``mu`` with best arm ``best``.
+def _solve_oracle(mu: np.ndarray, best: int, w: np.ndarray, y_guess: float,
+                  poisson: bool) -> tuple[float, float]:
+    """:func:`solve_oracle_bernoulli` (``poisson`` false) or :func:`solve_oracle_poisson`.
 
-    Writes ``w*`` into ``w`` and returns ``(T_star, y)``, ``y`` the common value of the
-    constraints with ``w_best = 1``; pass ``y`` back as ``y_guess`` to warm-start the next
-    solve (``y_guess <= 0`` starts cold). The caller guarantees ``0 <= mu <= 1`` and
-    ``mu[best] > mu[j]`` for every ``j != best``; ``T_star`` is ``inf`` when the gaps are
-    out of floating-point range.
-
-    A cold start takes about one Halley step per arm from ``_guess`` in its first pass
-    (an inexact ``F``, used for a step but not for the bracket); a warm start begins at the
-    ``x_0`` of ``y_guess`` (one Halley step; ignored when all other arms are tied) and
-    converges its first pass. Later passes start each arm at ``_predict``. Once an
-    outer Halley step (``log F`` in ``log x_0``) is at most ``1e-4`` relative it is taken
-    (cubic convergence leaves an error of order ``1e-12`` or less, and ``T*``, stationary in
-    ``x_0``, the square of that) and every ``x_j`` follows to the new ``y`` by ``_predict``
-    or one Halley step. ``w`` holds the ``x_j`` while iterating (``x_0`` for ties with ``j_0``).
+    The family enters through its divergence, its variance function (``_derivs``) and the end
+    of its range of means (``1`` for Bernoulli arms, where ``m`` can round to 1 when
+    ``μ_b = 1``; none for Poisson arms): the Bernoulli path does the arithmetic of a solver
+    written for Bernoulli arms alone. The passes are those of :func:`solve_oracle_bernoulli`.
     """
     k = mu.size
     a = mu[best]
@@ -238,38 +248,42 @@ def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
             elif mu[j] == c0:
                 n0 += 1
     # y_guess must be below sup g_{j_0}; with all other arms tied the cold start is as good
-    warm = y_guess > 0.0 and n0 < k - 1 and (c0 == 0.0 or y_guess < kl_bernoulli(a, c0))
+    warm = y_guess > 0.0 and n0 < k - 1 and (c0 == 0.0 or y_guess < _kl(a, c0, poisson))
     if warm:
-        x0 = _solve_arm(a, c0, y_guess, _guess(a, c0, y_guess), _FIRST_TOL, mem, best)[0]
+        x0 = _solve_arm(a, c0, y_guess, _guess(a, c0, y_guess, poisson), _FIRST_TOL, mem, best,
+                        poisson)[0]
     else:
         f = 0.0  # Gaussian arms of equal variance, y small: x_j = x_0 (Δ_0/Δ_j)², r_j = x_j²
         for j in range(k):
             f += ((a - c0) / (a - mu[j])) ** 4 if j != best else 0.0
         x0 = 1.0 / math.sqrt(f)
+    top = np.inf if poisson else 1.0  # the upper end of the means
     lo, hi, y, passes = 0.0, np.inf, 0.0, 0
     for it in range(_MAX_ITER):
         m = _mean(a, c0, x0)
-        ka = kl_bernoulli(a, m) if 0.0 < m < 1.0 else 0.0
-        kc = kl_bernoulli(c0, m) if 0.0 < m < 1.0 else 0.0
+        ka = _kl(a, m, poisson) if 0.0 < m < top else 0.0
+        kc = _kl(c0, m, poisson) if 0.0 < m < top else 0.0
         y = ka + x0 * kc
         if not (0.0 < kc < np.inf and 0.0 < y < np.inf):
             # m rounds to μ_b (x_0 too small, F < 1) or to μ_{j_0} (too large), as after a far
             # warm start; T* is reported as inf once the bracket is down to that
-            lo, hi = (x0, hi) if (m == a or m >= 1.0 or y == 0.0) else (lo, x0)
+            lo, hi = (x0, hi) if (m == a or m >= top or y == 0.0) else (lo, x0)
             xn, y = _split(lo, hi), 0.0
             if not lo < xn < hi or it == _MAX_ITER - 1:
                 break
             x0 = xn
             continue
-        g2, g3 = _derivs(a, c0, x0, m)
+        g2, g3 = _derivs(a, c0, x0, m, poisson)
         rho, drho = _rho(y, kc, g2, g3)
         f, s, s2 = n0 * (ka / kc), n0 * rho, n0 * drho
         exact = passes > 0 or warm or n0 == k - 1
         for j in range(k):
             if j != best and mu[j] != c0:
-                start = _predict(mem, j, y, w[j])[0] if passes > 0 else _guess(a, mu[j], y)
+                start = (_predict(mem, j, y, w[j])[0] if passes > 0
+                         else _guess(a, mu[j], y, poisson))
                 xj, rj, rhoj, drhoj = _solve_arm(a, mu[j], y, start,
-                                                 _INNER_TOL if exact else _FIRST_TOL, mem, j)
+                                                 _INNER_TOL if exact else _FIRST_TOL, mem, j,
+                                                 poisson)
                 w[j] = xj
                 f += rj
                 s += rhoj
@@ -298,11 +312,13 @@ def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
         elif exact and abs(xn - x0) <= _FINAL_TOL * x0:
             x0 = xn
             m = _mean(a, c0, x0)
-            y = kl_bernoulli(a, m) + x0 * kl_bernoulli(c0, m)
+            y = _kl(a, m, poisson) + x0 * _kl(c0, m, poisson)
             for j in range(k):
                 if j != best and mu[j] != c0:
                     xj, done = _predict(mem, j, y, w[j])
-                    w[j] = xj if done else _solve_arm(a, mu[j], y, xj, _FINAL_TOL, mem, j)[0]
+                    if not done:
+                        xj = _solve_arm(a, mu[j], y, xj, _FINAL_TOL, mem, j, poisson)[0]
+                    w[j] = xj
             break
         if (hi < np.inf and hi - lo <= 1e-14 * hi) or it == _MAX_ITER - 1:
             break
@@ -319,12 +335,52 @@ def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
     return (total / y if y > 0.0 else np.inf), y
 
 
-def _instance(means) -> tuple[np.ndarray, int]:
-    """Checked ``(mu, best)`` of a Bernoulli instance with a unique best arm."""
+@njit(cache=True, nogil=True)
+def solve_oracle_bernoulli(mu: np.ndarray, best: int, w: np.ndarray,
+                           y_guess: float) -> tuple[float, float]:
+    """Optimal weights for Bernoulli means ``mu`` with best arm ``best``.
+
+    Writes ``w*`` into ``w`` and returns ``(T_star, y)``, ``y`` the common value of the
+    constraints with ``w_best = 1``; pass ``y`` back as ``y_guess`` to warm-start the next
+    solve (``y_guess <= 0`` starts cold). The caller guarantees ``0 <= mu <= 1`` and
+    ``mu[best] > mu[j]`` for every ``j != best``; ``T_star`` is ``inf`` when the gaps are
+    out of floating-point range.
+
+    A cold start takes about one Halley step per arm from ``_guess`` in its first pass
+    (an inexact ``F``, used for a step but not for the bracket); a warm start begins at the
+    ``x_0`` of ``y_guess`` (one Halley step; ignored when all other arms are tied) and
+    converges its first pass. Later passes start each arm at ``_predict``. Once an
+    outer Halley step (``log F`` in ``log x_0``) is at most ``1e-4`` relative it is taken
+    (cubic convergence leaves an error of order ``1e-12`` or less, and ``T*``, stationary in
+    ``x_0``, the square of that) and every ``x_j`` follows to the new ``y`` by ``_predict``
+    or one Halley step. ``w`` holds the ``x_j`` while iterating (``x_0`` for ties with ``j_0``).
+    """
+    return _solve_oracle(mu, best, w, y_guess, False)
+
+
+@njit(cache=True, nogil=True)
+def solve_oracle_poisson(mu: np.ndarray, best: int, w: np.ndarray,
+                         y_guess: float) -> tuple[float, float]:
+    """Optimal weights for Poisson means ``mu`` with best arm ``best``: the contract of
+    :func:`solve_oracle_bernoulli`, for finite means ``mu >= 0`` (guaranteed by the caller,
+    with ``mu[best]`` above all others).
+
+    The divergence is :func:`bai_lib.kl_poisson.kl_poisson` and the variance function
+    ``V(m) = m``; an arm with mean 0 has ``kl(μ_b, 0) = inf``, so its constraint has no upper
+    limit, as for a Bernoulli arm with mean 0. ``(T_star, y)`` with ``w*`` written into ``w``;
+    ``y`` warm-starts the next solve (``y_guess <= 0``: a cold start), by the same passes.
+    """
+    return _solve_oracle(mu, best, w, y_guess, True)
+
+
+def _instance(means, poisson: bool) -> tuple[np.ndarray, int]:
+    """Checked ``(mu, best)`` of a Bernoulli or Poisson instance with a unique best arm."""
     mu = V.reals(means, "means")
     if mu.ndim != 1 or mu.size < 2:
         raise ValueError(f"means must be a finite vector of length >= 2, got {means!r}")
-    if np.any(mu < 0.0) or np.any(mu > 1.0):
+    if poisson and np.any(mu < 0.0):
+        raise ValueError(f"means must be >= 0 (Poisson arms), got {mu.tolist()}")
+    if not poisson and (np.any(mu < 0.0) or np.any(mu > 1.0)):
         raise ValueError(f"means must lie in [0, 1] (Bernoulli arms), got {mu.tolist()}")
     best = int(np.argmax(mu))
     if np.count_nonzero(mu == mu[best]) > 1:
@@ -340,6 +396,32 @@ def _out_of_range(mu: np.ndarray, best: int) -> ValueError:
     gap = float(mu[best] - np.max(np.delete(mu, best)))
     return ValueError(f"means: T* is out of floating-point range (the smallest gap to the "
                       f"best arm is {gap:.3g}, best mean {float(mu[best]):.3g})")
+
+
+def _allocation_time(means: ArrayLike, weights: ArrayLike, poisson: bool) -> float:
+    """``T(w, μ)`` of Bernoulli or Poisson arms, checked."""
+    mu, best = _instance(means, poisson)
+    w = V.allocation(weights, mu.size, best)
+    if np.count_nonzero(w == 0):
+        raise ValueError("weights: every arm must get a positive weight (else T is infinite)")
+    a, wb, cost = mu[best], w[best], np.inf
+    for j in np.flatnonzero(np.arange(mu.size) != best):
+        m = min(max((wb * a + w[j] * mu[j]) / (wb + w[j]), mu[j]), a)  # rounded into [μ_j, μ_b]
+        cost = min(cost, float(wb * _kl(a, m, poisson) + w[j] * _kl(mu[j], m, poisson)))
+    t = 1.0 / cost if cost > 0 else math.inf
+    if not math.isfinite(t):
+        raise _out_of_range(mu, best)
+    return t
+
+
+def _characteristic_time(means: ArrayLike, poisson: bool) -> tuple[float, np.ndarray]:
+    """``(T_star, w_star)`` of Bernoulli or Poisson arms, checked."""
+    mu, best = _instance(means, poisson)
+    w = np.empty(mu.size)
+    t_star, _ = _solve_oracle(mu, best, w, 0.0, poisson)
+    if not (math.isfinite(t_star) and t_star > 0 and np.all(np.isfinite(w))):
+        raise _out_of_range(mu, best)
+    return float(t_star), w
 
 
 def bernoulli_allocation_time(means: ArrayLike, weights: ArrayLike) -> float:
@@ -358,18 +440,7 @@ def bernoulli_allocation_time(means: ArrayLike, weights: ArrayLike) -> float:
     weights : array_like, shape (k,)
         Non-negative proportions summing to 1 (to ``1e-9``), positive on the best arm.
     """
-    mu, best = _instance(means)
-    w = V.allocation(weights, mu.size, best)
-    if np.count_nonzero(w == 0):
-        raise ValueError("weights: every arm must get a positive weight (else T is infinite)")
-    a, wb, cost = mu[best], w[best], np.inf
-    for j in np.flatnonzero(np.arange(mu.size) != best):
-        m = min(max((wb * a + w[j] * mu[j]) / (wb + w[j]), mu[j]), a)  # rounded into [μ_j, μ_b]
-        cost = min(cost, float(wb * kl_bernoulli(a, m) + w[j] * kl_bernoulli(mu[j], m)))
-    t = 1.0 / cost if cost > 0 else math.inf
-    if not math.isfinite(t):
-        raise _out_of_range(mu, best)
-    return t
+    return _allocation_time(means, weights, False)
 
 
 def bernoulli_characteristic_time(means: ArrayLike) -> tuple[float, np.ndarray]:
@@ -388,9 +459,53 @@ def bernoulli_characteristic_time(means: ArrayLike) -> tuple[float, np.ndarray]:
     w_star : ndarray, shape (k,)
         The allocation attaining the supremum (sums to 1, positive).
     """
-    mu, best = _instance(means)
-    w = np.empty(mu.size)
-    t_star, _ = solve_oracle_bernoulli(mu, best, w, 0.0)
-    if not (math.isfinite(t_star) and t_star > 0 and np.all(np.isfinite(w))):
-        raise _out_of_range(mu, best)
-    return float(t_star), w
+    return _characteristic_time(means, False)
+
+
+def poisson_allocation_time(means: ArrayLike, weights: ArrayLike) -> float:
+    """``T(w, λ)``: the characteristic time of the fixed allocation ``w`` of Poisson arms.
+
+    The formula of :func:`bernoulli_allocation_time` with the Poisson divergence
+    :func:`bai_lib.kl_poisson.kl_poisson`: :math:`T(w, \\lambda)^{-1}` is the least over
+    :math:`j \\ne b` of :math:`w_b\\,\\mathrm{kl}(\\lambda_b, m_j) +
+    w_j\\,\\mathrm{kl}(\\lambda_j, m_j)`, ``m_j`` the ``w``-weighted mean of ``λ_b`` and
+    ``λ_j``; :math:`T^*(\\lambda) = \\min_w T(w, \\lambda)`.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        As for :func:`poisson_characteristic_time`.
+    weights : array_like, shape (k,)
+        Proportions ``>= 0`` summing to 1 (to ``1e-9``), positive on every arm.
+    """
+    return _allocation_time(means, weights, True)
+
+
+def poisson_characteristic_time(means: ArrayLike) -> tuple[float, np.ndarray]:
+    """``(T_star, w_star)``: the characteristic time and optimal allocation of Poisson arms.
+
+    The problem of the module's docstring with the Poisson divergence ``q - p + p log(p/q)``
+    (:func:`bai_lib.kl_poisson.kl_poisson`) in place of the Bernoulli one, solved by the same
+    iteration.
+
+    Parameters
+    ----------
+    means : array_like, shape (k,)
+        Arm means ``λ_i >= 0`` (finite; 0 included), ``k >= 2``, the largest one unique (with
+        a tie ``T*`` is infinite) and ahead of the next by at least 64 ulps.
+
+    Returns
+    -------
+    T_star : float
+        :math:`T^*(\\lambda)`: any δ-correct algorithm has
+        :math:`E_\\lambda[\\tau] \\ge T^*(\\lambda)\\log(1/(2.4\\delta))`.
+    w_star : ndarray, shape (k,)
+        The optimal proportions (positive, summing to 1).
+
+    Raises
+    ------
+    ValueError
+        Naming ``means``: a negative, infinite or ``nan`` mean, fewer than two arms, a tie at
+        the top, or ``T*`` out of floating-point range.
+    """
+    return _characteristic_time(means, True)

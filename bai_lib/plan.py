@@ -18,26 +18,28 @@ from typing import Optional
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _rng, _variates
+from . import _rng
 from . import _validate as V
 from .algorithms import ALGORITHMS, Algorithm, resolve
 from .beta_prior import BetaPrior
 from .executor import check_memory
+from .families import REWARD_MODELS as _FAMILIES
+from .families import model_of_prior, reward_model
+from .families.bernoulli import NOISE_STD as BERNOULLI_NOISE_STD
+from .gamma_prior import GammaPrior
 from .priors import GaussianPrior, check_prior
 
-__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "BERNOULLI_NOISE_STD",
-           "GuaranteeWarning", "CensoringWarning", "top_tie_probability", "TIE_WARNING_RUNS"]
+__all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "GuaranteeWarning",
+           "CensoringWarning", "top_tie_probability", "TIE_WARNING_RUNS"]
 
-#: The reward distributions of the simulators, ``N(μ_i, σ_i²)`` and ``Bernoulli(μ_i)``.
-REWARD_MODELS = ("gaussian", "bernoulli")
-#: The noise level Bernoulli runs give the algorithm when ``noise_stds`` is ``None``: a reward in
-#: ``[0, 1]`` is ``1/2``-sub-Gaussian whatever its mean (Hoeffding's lemma).
-BERNOULLI_NOISE_STD = 0.5
+#: The reward distributions of the simulators, ``N(μ_i, σ_i²)``, ``Bernoulli(μ_i)`` and
+#: ``Poisson(λ_i)``: the names of :data:`bai_lib.families.REWARD_MODELS`.
+REWARD_MODELS = tuple(_FAMILIES)
 
 
 class GuaranteeWarning(UserWarning):
     """A simulation runs under settings where its algorithm's guarantee does not hold, such as
-    Bernoulli rewards with ``noise_stds`` below :data:`~bai_lib.plan.BERNOULLI_NOISE_STD` (it
+    Bernoulli rewards with ``noise_stds`` below :data:`~bai_lib.families.bernoulli.NOISE_STD` (it
     runs all the same: the book measures what such a misreading costs)."""
 
 
@@ -147,7 +149,7 @@ class RunPlan:
     ----------
     algorithm : Algorithm
         The specification (a name is resolved to its default specification).
-    prior : GaussianPrior, BetaPrior or None
+    prior : GaussianPrior, BetaPrior, GammaPrior or None
         The prior the instances are drawn from, or the prior the algorithm is given with fixed
         ``means``.
     noise_stds : ndarray, shape (k,)
@@ -197,14 +199,12 @@ class RunPlan:
         :meth:`~bai_lib.GaussianPrior.sample_means` does."""
         if self.means is not None:
             return self.means
-        if isinstance(self.prior, BetaPrior):
-            return _variates.prior_beta_means(self.prior.a, self.prior.b, self.seed, self.n_runs,
-                                         first_run=self.first_run)
-        return _rng.prior_means(self.prior.means, self.prior.stds, self.seed, self.n_runs,
-                                first_run=self.first_run)
+        return reward_model(self.rewards).prior_means(self.prior, self.seed, self.n_runs,
+                                                      self.first_run)
 
     @classmethod
-    def build(cls, algorithm: Algorithm | str, prior: Optional[GaussianPrior | BetaPrior],
+    def build(cls, algorithm: Algorithm | str,
+              prior: Optional[GaussianPrior | BetaPrior | GammaPrior],
               noise_stds: ArrayLike, deltas: Sequence[float], n_runs: int, seed: int, *,
               means: Optional[ArrayLike] = None, first_run: int = 0,
               max_samples: Optional[int] = None, rewards: Optional[str] = None) -> "RunPlan":
@@ -215,41 +215,45 @@ class RunPlan:
         n_runs = V.integer(n_runs, "n_runs", 1)
         beta = isinstance(prior, BetaPrior)
         if rewards is None:
-            rewards = "bernoulli" if beta else "gaussian"
+            rewards = (model_of_prior(prior) or _FAMILIES["gaussian"]).name
         V.choice(rewards, REWARD_MODELS, "rewards")
-        if rewards == "bernoulli":
-            if rewards not in spec.reward_models:
-                able = sorted(name for name, cls in ALGORITHMS.items()
-                              if "bernoulli" in cls.reward_models)
-                raise ValueError(f"rewards='bernoulli': {spec.label} simulates Gaussian rewards "
-                                 f"only; Bernoulli arms run with {', '.join(able)}")
-            if prior is not None and not beta:
-                raise ValueError(f"prior must be a BetaPrior or None with rewards='bernoulli' "
-                                 f"(Bernoulli means lie in [0, 1]), got {type(prior).__name__}")
-            if noise_stds is None:
-                noise_stds = BERNOULLI_NOISE_STD
-        elif beta:
-            raise ValueError("rewards='gaussian' with a BetaPrior: a BetaPrior draws the means "
-                             "of Bernoulli arms (rewards='bernoulli')")
-        else:
+        model = reward_model(rewards)
+        prior_name = model.prior.__name__
+        if rewards not in spec.reward_models:
+            able = sorted(name for name, cls in ALGORITHMS.items() if rewards in cls.reward_models)
+            raise ValueError(f"rewards={rewards!r}: {spec.label} simulates "
+                             f"{', '.join(spec.reward_models)} rewards only; {model.describe} "
+                             f"arms run with {', '.join(able)}")
+        if rewards == "gaussian":
+            other = model_of_prior(prior)
+            if other is not None and other is not model:
+                raise ValueError(f"rewards='gaussian' with a {type(prior).__name__}: a "
+                                 f"{type(prior).__name__} draws the means of {other.describe} "
+                                 f"arms (rewards={other.name!r})")
             check_prior(prior, allow_none=True)
+        elif prior is not None and not isinstance(prior, model.prior):
+            raise ValueError(f"prior must be a {prior_name} or None with rewards={rewards!r} "
+                             f"({model.describe} means lie in {list(model.mean_range)}), got "
+                             f"{type(prior).__name__}")
+        if noise_stds is None and model.noise_std is not None:
+            noise_stds = model.noise_std
         if means is None:
             if prior is None:
-                raise ValueError(f"prior is None: give a "
-                                 f"{'BetaPrior' if rewards == 'bernoulli' else 'GaussianPrior'}, "
-                                 f"or fixed means=...")
+                raise ValueError(f"prior is None: give a {prior_name}, or fixed means=...")
             k = prior.k
         else:
             means = _fixed_means(means, n_runs, len(levels))
             k = means.shape[1]
-            if rewards == "bernoulli" and not np.all((means >= 0.0) & (means <= 1.0)):
-                raise ValueError(f"means must lie in [0, 1] with rewards='bernoulli', got "
-                                 f"{means[(means < 0.0) | (means > 1.0)][0]:g}")
+            lo, hi = model.mean_range
+            outside = (means < lo) | (means > hi)
+            if np.any(outside):
+                raise ValueError(f"means must lie in [{lo:g}, {hi:g}] with rewards={rewards!r}, "
+                                 f"got {means[outside][0]:g}")
             if prior is not None and prior.k != k:
                 raise ValueError(f"means have k = {k} arms but the prior has {prior.k}")
             if prior is None and spec.uses_prior():
                 raise ValueError(f"prior is None but {spec.label} uses the prior; give a "
-                                 f"{'BetaPrior' if rewards == 'bernoulli' else 'GaussianPrior'}")
+                                 f"{prior_name}")
         if k < 2:
             raise ValueError(f"prior: need k >= 2 arms, got k = {k}")
         sig = np.ascontiguousarray(V.noise_stds(noise_stds, k))
@@ -260,7 +264,7 @@ class RunPlan:
                 f"sub-Gaussian and no less, so the widths are too narrow and the guarantee at "
                 f"delta no longer holds (noise_stds=None gives {BERNOULLI_NOISE_STD})",
                 GuaranteeWarning, stacklevel=3)
-        if prior is not None and not beta:
+        if isinstance(prior, GaussianPrior):
             _check_scale(prior.means, "prior: means", zero_ok=True)
             _check_scale(prior.stds, "prior: stds")
         seed = V.integer(seed, "seed", 0, _rng.SEED_MAX)

@@ -32,6 +32,7 @@ from scipy.stats import norm
 
 from . import _validate as V
 from .beta_prior import BetaPrior
+from .gamma_prior import GammaPrior
 from .quadrature import integrate_over_prior, normal_pdf, pair_integrals, single_integral
 from .stats import top_two_gap, wilson_interval
 
@@ -512,7 +513,8 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     return prior._cache[key]
 
 
-def delta0(prior: GaussianPrior | BetaPrior, delta: float, factor: float = 4.0) -> float:
+def delta0(prior: GaussianPrior | BetaPrior | GammaPrior, delta: float,
+           factor: float = 4.0) -> float:
     """Indifference level :math:`\\Delta_0 = \\delta / (\\text{factor}\\cdot L(H))`.
 
     Algorithm 1 prints ``factor = 4``, which by the volume lemma gives
@@ -521,7 +523,7 @@ def delta0(prior: GaussianPrior | BetaPrior, delta: float, factor: float = 4.0) 
 
     Parameters
     ----------
-    prior : GaussianPrior or BetaPrior
+    prior : GaussianPrior, BetaPrior or GammaPrior
     delta : float
         Confidence level in (0, 1).
     factor : float, default 4.0
@@ -534,7 +536,8 @@ def delta0(prior: GaussianPrior | BetaPrior, delta: float, factor: float = 4.0) 
         :meth:`~bai_lib.GaussianPrior.L`), or if :math:`\\Delta_0` itself overflows or underflows;
         ``Δ0`` is never returned as ``0`` or ``inf``.
     """
-    if not isinstance(prior, BetaPrior):
+    shaped = isinstance(prior, (BetaPrior, GammaPrior))  # priors with shape parameters
+    if not shaped:
         check_prior(prior)
     d = V.open_unit(delta, "delta")
     f = V.positive(factor, "factor")
@@ -544,7 +547,7 @@ def delta0(prior: GaussianPrior | BetaPrior, delta: float, factor: float = 4.0) 
         raise ValueError(
             f"delta0 = delta / (factor * L(H)) = {d!r} / ({f!r} * {L!r}) is not "
             f"representable in double precision: change factor"
-            + ("" if isinstance(prior, BetaPrior) else " or rescale the prior's means and stds")
+            + ("" if shaped else " or rescale the prior's means and stds")
         )
     return value
 

@@ -7,6 +7,15 @@ region where the prior densities matter. For many arms, or arms of very differen
 :math:`x` of :math:`\\prod_s H_s(x)` times a sum over pairs of the ratios
 :math:`r_i = h_i/H_i`; the integrand is computed in logs (it spans far more than the double
 range) and integrated on panels that are halved where the two halves disagree.
+
+The priors over bounded or half-bounded supports (:mod:`bai_lib.beta_prior`,
+:mod:`bai_lib.gamma_prior`) share :func:`panel_integral`: the support is cut at one point
+into two halves, each mapped onto ``[0, 1]`` by its prior's own change of variables (the
+Jacobian is part of the log integrand), so the integrator only sees local coordinates ``u`` of
+a left and a right half. Several integrals (columns) are computed on one set of panels, each
+to its own relative tolerance ``1e-13``; :func:`exponent_map` gives the exponents of a power
+substitution that keeps an integrand like :math:`x^p` (``-1 < p < 0``) bounded, and
+:func:`sum_except` and :func:`log_pair_sum` are the integrands' sums over arms in log space.
 """
 
 from __future__ import annotations
@@ -20,7 +29,8 @@ from scipy.special import log_ndtr, ndtr
 
 from . import _validate as V
 
-__all__ = ["normal_pdf", "integrate_over_prior", "pair_integrals", "single_integral", "iid_L"]
+__all__ = ["normal_pdf", "integrate_over_prior", "pair_integrals", "single_integral", "iid_L",
+           "panel_integral", "exponent_map", "sum_except", "log_pair_sum"]
 
 _QUAD_OPTS = dict(epsabs=0.0, epsrel=1e-11, limit=400)
 _QUAD_IID = dict(epsabs=0.0, epsrel=1e-10, limit=500)
@@ -37,6 +47,12 @@ _RTOL = 1e-13         # target relative error of the single integral
 _MAX_ROUNDS = 60
 _MAX_WORK = 2 * 10**7  # cap on panels x arms (a safety valve, far above normal needs)
 _BLOCK = 1 << 18      # (points x arms) evaluated at once, to bound the memory
+
+# panel_integral (two halves in local coordinates, several columns)
+_TINY, _EPS = np.finfo(float).tiny, np.finfo(float).eps
+_CONVERGED = 1e-9     # below this estimated relative error a result is returned
+_PANEL_ROUNDS, _MAX_PANELS = 80, 40_000   # safety valves, far above normal needs
+_PANEL_BLOCK = 1 << 19  # (points x columns) evaluated at once, to bound the memory
 
 
 def normal_pdf(x: float, mean: float, std: float) -> float:
@@ -247,3 +263,173 @@ def iid_L(dist: Any, k: int) -> float:
         raise ValueError(f"L of {k} iid arms with law {dist!r} is not finite and positive "
                          f"(got {value!r}); the law needs a square-integrable density")
     return value
+
+
+def exponent_map(p0: float, p1: float) -> tuple[float, float]:
+    """Exponents ``(m0, m1)`` of the substitutions ``z = u^m`` at the outer ends of two halves.
+
+    An integrand behaving like :math:`z^p` near the end ``z = 0`` of a half becomes
+    :math:`m\\, u^{m (p + 1) - 1}` in ``u``: bounded for ``m = 1/(p + 1)`` when ``-1 < p < 0``,
+    and left alone (``m = 1``) when ``p >= 0``.
+
+    Parameters
+    ----------
+    p0, p1 : float
+        The powers ``p > -1`` at the outer ends of the left and right half (for ``[0, 1]`` split
+        at ``1/2``: :math:`x^{p_0}` at 0 and :math:`(1-x)^{p_1}` at 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(m0, m1)``, each in ``(0, 1]`` unless ``p >= 0`` (then ``1``).
+    """
+    return (1.0 / (p0 + 1.0) if p0 < 0 else 1.0), (1.0 / (p1 + 1.0) if p1 < 0 else 1.0)
+
+
+def panel_integral(log_f: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                   edges: tuple[np.ndarray, np.ndarray], width: int, what: str) -> np.ndarray:
+    """``∫ exp(log_f)`` over two halves in local coordinates, one value per column of ``log_f``.
+
+    Each panel carries a 16-point Gauss-Legendre rule on itself and on its two halves; a panel
+    is halved while these disagree by more than its share of ``1e-13`` of a column's total
+    (rounding the nodes to doubles sets a floor). Each column is kept relative to its largest
+    value ``exp(g0_c)``, so integrands far beyond the double range are integrated exactly.
+
+    Parameters
+    ----------
+    log_f : callable
+        ``log_f(u, left)``: ``u`` a 1-D array of local coordinates in ``(0, 1)`` and ``left`` a
+        boolean array of the same length (True on the left half); returns an array
+        ``(len(u), C)`` of log integrands, the Jacobian of the prior's change of variables
+        included (``-inf`` where the integrand vanishes; NaN is read as ``-inf``).
+    edges : tuple of two ndarray
+        Sorted initial panel edges of the left and right half, from ``0`` to ``1``.
+    width : int
+        ``C``, or any size per point that bounds the memory of one call of ``log_f``.
+    what : str
+        The quantity computed, for the error message.
+
+    Returns
+    -------
+    ndarray, shape (C,)
+        The integrals (they may overflow to ``inf`` or underflow to ``0``).
+
+    Raises
+    ------
+    RuntimeError
+        If a column's estimated relative error stays above ``1e-9`` (after 80 rounds or
+        40,000 panels; far beyond what a smooth integrand needs).
+    """
+    lo, hi = (np.concatenate([edges[0][s], edges[1][s]]) for s in (np.s_[:-1], np.s_[1:]))
+    side = np.concatenate([np.ones(edges[0].size - 1, bool), np.zeros(edges[1].size - 1, bool)])
+    st: dict = {"g0": None}
+    rows = max(16, _PANEL_BLOCK // max(width, 1))
+
+    def quad(lo_, hi_, side_):
+        half = 0.5 * (hi_ - lo_)
+        u = (0.5 * (hi_ + lo_))[:, None] + half[:, None] * _GL_X
+        uf, sf = u.ravel(), np.repeat(side_, _GL_X.size)
+        lv = np.concatenate([log_f(uf[j:j + rows], sf[j:j + rows])
+                             for j in range(0, uf.size, rows)])
+        lv[np.isnan(lv)] = -np.inf  # 0 * inf at points where a factor vanishes
+        top = np.max(lv, axis=0)
+        if st["g0"] is None:
+            st["g0"] = top
+        else:
+            new = np.maximum(st["g0"], top)
+            with np.errstate(invalid="ignore"):
+                factor = np.where(new > st["g0"], np.exp(st["g0"] - new), 1.0)
+            for key in ("whole", "left", "right"):
+                st[key] = st[key] * factor
+            st["g0"] = new
+        with np.errstate(invalid="ignore", under="ignore"):
+            vals = np.exp(lv - st["g0"])
+        vals[np.isnan(vals)] = 0.0
+        sums = np.einsum("pnc,n->pc", vals.reshape(u.shape + (-1,)), _GL_W)
+        return sums * half[:, None]
+
+    mid, n = 0.5 * (lo + hi), lo.size
+    out = quad(np.concatenate([lo, lo, mid]), np.concatenate([hi, mid, hi]), np.tile(side, 3))
+    st["whole"], st["left"], st["right"] = out[:n], out[n:2 * n], out[2 * n:]
+
+    def noise(halves):  # rounding the nodes to doubles: relative noise ~ eps u / width
+        return 64 * _EPS * np.abs(halves) * np.maximum(1.0, hi / (hi - lo))[:, None]
+
+    for _ in range(_PANEL_ROUNDS):
+        halves = st["left"] + st["right"]
+        total, err = np.sum(halves, axis=0), np.abs(st["whole"] - halves)
+        floor = np.maximum(_RTOL * total, np.sum(noise(halves), axis=0))
+        if np.all(np.sum(err, axis=0) <= floor) or lo.size > _MAX_PANELS:
+            break
+        split = np.any(err > np.maximum(_RTOL * total / lo.size, noise(halves)), axis=1)
+        if not np.any(split):
+            break
+        keep, nlo = ~split, np.concatenate([lo[split], mid[split]])
+        nhi = np.concatenate([mid[split], hi[split]])
+        nside, nmid, m = np.tile(side[split], 2), 0.5 * (nlo + nhi), nlo.size
+        out = quad(np.concatenate([nlo, nmid]), np.concatenate([nmid, nhi]),
+                   np.tile(nside, 2))  # may rescale the stored values
+        whole = np.concatenate([st["left"][split], st["right"][split]])  # after the rescaling
+        for key, new in (("whole", whole), ("left", out[:m]), ("right", out[m:])):
+            st[key] = np.concatenate([st[key][keep], new])
+        lo, hi, side = (np.concatenate([lo[keep], nlo]), np.concatenate([hi[keep], nhi]),
+                        np.concatenate([side[keep], nside]))
+        mid = 0.5 * (lo + hi)
+    halves = st["left"] + st["right"]
+    total, err = np.sum(halves, axis=0), np.sum(np.abs(st["whole"] - halves), axis=0)
+    if np.any(err > _CONVERGED * total + 2 * np.sum(noise(halves), axis=0)):
+        rel = float(np.max(err / np.maximum(total, _TINY)))
+        raise RuntimeError(f"{what}: the adaptive quadrature did not converge (estimated "
+                           f"relative error {rel:.2g})")
+    with np.errstate(over="ignore", under="ignore"):
+        return total * np.exp(st["g0"])
+
+
+def sum_except(v: np.ndarray) -> np.ndarray:
+    """Row sums of ``v`` leaving out each column in turn, without subtracting it.
+
+    Entry ``(n, i)`` is :math:`\\sum_{s \\ne i} v_{ns}` from prefix and suffix sums, so a
+    column of ``-inf`` (a log factor that vanishes) does not turn the others into NaN.
+
+    Parameters
+    ----------
+    v : ndarray, shape (N, k)
+
+    Returns
+    -------
+    ndarray, shape (N, k)
+    """
+    z = np.zeros((v.shape[0], 1))
+    pre = np.cumsum(np.hstack([z, v[:, :-1]]), axis=1)
+    return pre + np.cumsum(np.hstack([z, v[:, :0:-1]]), axis=1)[:, ::-1]
+
+
+def log_pair_sum(lh: np.ndarray, lH: np.ndarray) -> np.ndarray:
+    """:math:`\\log \\prod_s H_s [(\\sum_i r_i)^2 - \\sum_i r_i^2]`, the log integrand of
+    :math:`L(H)` as one integral, with :math:`\\log r_i = \\log h_i - \\log H_i`.
+
+    The bracket is :math:`2 \\sum_{i<j} r_i r_j`, written with the two largest ratios factored
+    out as a sum of positive terms, as :meth:`bai_lib.GaussianPrior.L` evaluates it: no
+    cancellation, and no overflow even where the :math:`r_i` span more than the double range.
+
+    Parameters
+    ----------
+    lh, lH : ndarray, shape (N, k)
+        :math:`\\log h_s` and :math:`\\log H_s` of every arm (columns) at ``N`` points (rows),
+        ``k >= 2``.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+    """
+    lr, n = lh - lH, np.arange(lh.shape[0])
+    t = np.argmax(lr, axis=1)
+    l1 = lr[n, t]
+    lr[n, t] = -np.inf
+    l2 = np.max(lr, axis=1)
+    with np.errstate(invalid="ignore", under="ignore", over="ignore", divide="ignore"):
+        v = np.exp(lr - l2[:, None])
+        below = np.cumsum(v, axis=1)
+        pairs = np.einsum("ij,ij->i", v[:, 1:], below[:, :-1])
+        bracket = below[:, -1] + np.exp(l2 - l1) * pairs
+        return np.sum(lH, axis=1) + _LOG_2 + l1 + l2 + np.log(bracket)

@@ -40,7 +40,7 @@ class SimulationResult:
     algorithm : Algorithm
         The specification that was run (:mod:`bai_lib.algorithms`); a name
         passed to :func:`simulate` is resolved to its default specification.
-    prior : GaussianPrior, BetaPrior or None
+    prior : GaussianPrior, BetaPrior, GammaPrior or None
         The prior the instances were drawn from, or the prior the algorithm was given with fixed
         ``means`` (``None`` if none was).
     noise_stds : ndarray, shape (k,)
@@ -78,7 +78,7 @@ class SimulationResult:
         microsecond, excludes seeding).
     first_run : int
         Index of the first run (``simulate(..., first_run=...)``); see :attr:`runs`.
-    rewards : {"gaussian", "bernoulli"}
+    rewards : {"gaussian", "bernoulli", "poisson"}
         The reward distribution of the runs (``simulate(..., rewards=...)``).
     """
 

@@ -61,6 +61,7 @@ import numpy as np
 
 from . import _validate as V
 from .beta_prior import BetaPrior
+from .gamma_prior import GammaPrior
 from .kernels import STOP_CENSORED, STOP_REASON_NAMES
 from .plan import RunPlan
 from .priors import GaussianPrior
@@ -172,9 +173,9 @@ def _prior_key(prior):
     if isinstance(prior, GaussianPrior):
         return {"GaussianPrior": {"means": np.asarray(prior.means, float).tolist(),
                                   "stds": np.asarray(prior.stds, float).tolist()}}
-    if isinstance(prior, BetaPrior):
-        return {"BetaPrior": {"a": np.asarray(prior.a, float).tolist(),
-                              "b": np.asarray(prior.b, float).tolist()}}
+    if isinstance(prior, (BetaPrior, GammaPrior)):
+        return {type(prior).__name__: {"a": np.asarray(prior.a, float).tolist(),
+                                       "b": np.asarray(prior.b, float).tolist()}}
     return _NOT
 
 

@@ -67,8 +67,8 @@ def simulate(
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
 
     In run ``r`` the arm means ``mu`` are drawn from ``prior`` (Section 2)
-    and the algorithm samples Gaussian rewards ``N(mu_i, sigma_i^2)`` until
-    it stops.
+    and the algorithm samples rewards (Gaussian ``N(mu_i, sigma_i^2)``, Bernoulli or Poisson)
+    until it stops.
 
     Parameters
     ----------
@@ -80,17 +80,19 @@ def simulate(
         ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
         Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping
         rule of the authors' released code.
-    prior : GaussianPrior, BetaPrior or None
+    prior : GaussianPrior, BetaPrior, GammaPrior or None
         Prior ``H`` on the arm means. May be ``None`` when ``means`` is given and the algorithm
         does not use a prior (TTUCB, EB-TC, Track-and-Stop, LUCB, Algorithm 1 with an explicit
-        ``delta0``). A :class:`~bai_lib.BetaPrior` draws the means of Bernoulli arms.
+        ``delta0``). A :class:`~bai_lib.BetaPrior` draws the means of Bernoulli arms, a
+        :class:`~bai_lib.GammaPrior` those of Poisson arms.
     noise_stds : float or sequence of float, or None
         Known reward standard deviations ``sigma_i`` (scalar = same for all
         arms). With Bernoulli rewards, the sub-Gaussian parameters the algorithm's widths use;
         ``None`` gives ``1/2``, valid for any mean in ``[0, 1]``
-        (:data:`~bai_lib.plan.BERNOULLI_NOISE_STD`); a smaller value runs with a
+        (:data:`~bai_lib.families.bernoulli.NOISE_STD`); a smaller value runs with a
         :class:`~bai_lib.plan.GuaranteeWarning`, as the widths lose their guarantee at means
-        near ``1/2``.
+        near ``1/2``. With Poisson rewards, which are not sub-Gaussian, only the scale of
+        TTUCB's exploration bonus (``None`` gives 1; no guarantee rests on it).
     delta : float
         Confidence level in ``(0, 1)``.
     n_runs : int
@@ -121,13 +123,18 @@ def simulate(
         ``BAI_LIB_PROGRESS`` says (``"0"`` off, ``"1"`` on) when it is set; otherwise on when
         stderr is a terminal or the call comes from a Jupyter kernel, off when output is
         captured (a pipe, a file, a test run).
-    rewards : {"gaussian", "bernoulli"}, optional
-        The reward distribution: Gaussian ``N(mu_i, sigma_i^2)``, or Bernoulli with mean
-        ``mu_i`` (means in ``[0, 1]``). Default: ``"bernoulli"`` with a
-        :class:`~bai_lib.BetaPrior`, else ``"gaussian"``. Bernoulli rewards run with
-        :class:`~bai_lib.algorithms.Elimination` and :class:`~bai_lib.algorithms.NoElim`; a
-        Bernoulli pull consumes the one normal a Gaussian pull would (reward ``1`` when it is
-        below :math:`\\Phi^{-1}(\\mu_i)`), so seeding, threads and censoring behave the same.
+    rewards : {"gaussian", "bernoulli", "poisson"}, optional
+        The reward family (:data:`bai_lib.families.REWARD_MODELS`): Gaussian
+        ``N(mu_i, sigma_i^2)``, Bernoulli with mean ``mu_i`` (means in ``[0, 1]``), or Poisson
+        counts with mean ``mu_i >= 0``. Default: the family of the prior's class
+        (``"bernoulli"`` with a :class:`~bai_lib.BetaPrior`, ``"poisson"`` with a
+        :class:`~bai_lib.GammaPrior`), else ``"gaussian"``. Every algorithm except the
+        user's :class:`~bai_lib.algorithms.SamplingRule` runs each family (its
+        ``reward_models``); Poisson rewards need ``widths="kl"`` for Algorithm 1, NoElim and
+        LUCB and refuse the GLR algorithms' indifference stop. A pull consumes the one normal a
+        Gaussian pull would (Bernoulli: reward ``1`` when it is below
+        :math:`\\Phi^{-1}(\\mu_i)`; Poisson: by inversion), so seeding, threads and censoring
+        behave the same.
 
     Warns
     -----

@@ -54,7 +54,7 @@ __all__ = ["GLR_THRESHOLDS", "PROVEN_GLR_THRESHOLDS", "glr_beta", "glr_level", "
 #: the proven thresholds of :func:`proven_glr_beta`.
 GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1, "kk2021": 2, "union": 3}
 #: The GLR threshold proven ``δ``-correct for each reward model (:func:`proven_glr_beta`).
-PROVEN_GLR_THRESHOLDS = {"gaussian": "kk2021", "bernoulli": "union"}
+PROVEN_GLR_THRESHOLDS = {"gaussian": "kk2021", "bernoulli": "union", "poisson": "union"}
 
 #: The TTUCB threshold conventions, each the multiplier ``s`` of ``c(t, δ)`` on the squared
 #: normalised gap.

@@ -45,6 +45,7 @@ from example_rules import least_sampled  # noqa: E402  (benchmarks/, next to thi
 from bai_lib.beta_prior import BetaPrior  # noqa: E402
 from bai_lib.priors import GaussianPrior, delta0  # noqa: E402
 from bai_lib import CensoringWarning, simulate  # noqa: E402
+from bai_lib.families import Gaussian  # noqa: E402
 
 
 def numpy_normal_rate(n=10**7, repeats=5):
@@ -131,7 +132,7 @@ def two_arm_walk(repeats=3):
         st = _rng.seed_state(2024, r, 1)
         t0 = time.perf_counter()
         tau = elimination_run(st.copy(), mu, sig, conf_log_const(0.01, 2), d0, 2**62, False, False, False,
-                              False, False, cancel)[0]
+                              Gaussian(), False, cancel)[0]
         best["general"] = min(best["general"], time.perf_counter() - t0)
         t0 = time.perf_counter()
         two_arm_elimination_run(st.copy(), mu, 1.0, conf_log_const(0.01, 2), d0, 2**62, cancel)

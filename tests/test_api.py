@@ -31,7 +31,9 @@ import bai_lib.algorithms
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = [
-    "stats", "quadrature", "priors", "beta_prior", "empirical_bayes", "robust", "kl",
+    "stats", "quadrature", "priors", "shape_prior", "beta_prior", "gamma_prior", "empirical_bayes",
+    "robust", "kl",
+    "kl_poisson",
     "oracle_bernoulli",
     "bounds", "opt2", "oracle", "stopping", "confidence",
     "executor", "result", "plan", "simulation",
@@ -39,8 +41,8 @@ PUBLIC_MODULES = [
     "published", "tables",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
-    "algorithms.glr", "algorithms.ttts_bernoulli", "families", "families.family", "families.gaussian",
-    "families.bernoulli",
+    "algorithms.glr", "algorithms.ttts_conjugate", "families", "families.family", "families.gaussian",
+    "families.bernoulli", "families.poisson", "families.expfam",
 ]
 PUBLIC_METHOD_DUNDERS = {"__init__", "__new__", "__call__"}
 

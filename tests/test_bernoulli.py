@@ -15,6 +15,7 @@ from bai_lib.stats import clopper_pearson
 
 from bai_lib.algorithms.elimination import TwoArmElimination, elimination_run
 from bai_lib.confidence import conf_log_const
+from bai_lib.families import Bernoulli
 from bai_lib.kernels import STOP_INDIFFERENCE, STOP_SINGLE_ARM, cancel_flag
 from test_conventions import ref_elimination
 
@@ -103,8 +104,8 @@ def test_kl_block_check_makes_the_decisions_of_the_round_by_round_check(pull_all
     for r in range(10):
         st = _rng.seed_state(4, r, _rng.STREAM_ALGO)
         args = (mu, sig, lc, 0.01, 10**9, pull_all, False)
-        fast = elimination_run(st.copy(), *args, False, True, True, cancel_flag(None))
-        slow = elimination_run(st.copy(), *args, True, True, True, cancel_flag(None))
+        fast = elimination_run(st.copy(), *args, False, Bernoulli(), True, cancel_flag(None))
+        slow = elimination_run(st.copy(), *args, True, Bernoulli(), True, cancel_flag(None))
         assert fast == slow, r
         taus.append(fast[0])
         codes.add(fast[3])
@@ -199,7 +200,7 @@ def test_replay_reproduces_a_bernoulli_run_and_trace_is_refused():
 
 BAD = [
     (lambda: simulate(TwoArmElimination(), BetaPrior([1, 1], [1, 1]), None, 0.1, 5, 1),
-     r"rewards='bernoulli': .* simulates Gaussian rewards only; Bernoulli arms run with ebtc, "
+     r"rewards='bernoulli': .* simulates gaussian rewards only; Bernoulli\(μ_i\) arms run with ebtc, "
      r"elimination, lucb, noelim, tas, ttts, ttucb$"),
     (lambda: simulate("elimination", BetaPrior([1, 1], [1, 1]), 0.5, 0.1, 5, 1,
                       rewards="gaussian"), r"rewards='gaussian' with a BetaPrior"),
@@ -212,12 +213,12 @@ BAD = [
     (lambda: simulate("elimination", None, None, 0.1, 5, 1, means=[0.5, 0.2],
                       rewards="bernoulli"), r"uses the prior; give a BetaPrior"),
     (lambda: simulate("elimination", BetaPrior([1, 1], [1, 1]), None, 0.1, 5, 1,
-                      rewards="poisson"), r"^rewards must be one of"),
+                      rewards="binomial"), r"^rewards must be one of"),
     (lambda: Elimination().bind(BetaPrior([1, 1], [1, 1]), np.full(2, 0.5), [0.1], 100,
-                                rewards="poisson"), r"^rewards must be one of"),
+                                rewards="binomial"), r"^rewards must be one of"),
     (lambda: Elimination(widths="bernstein"), r"^widths must be one of"),
     (lambda: simulate(Elimination(widths="kl"), GaussianPrior.standard(2), 1.0, 0.1, 5, 1),
-     r"widths='kl' is for Bernoulli rewards"),
+     r"widths='kl' is for the families with KL intervals"),
     (lambda: TwoArmElimination(widths="kl"), r"widths must be 'subgaussian' for the two-arm"),
 ]
 
@@ -259,7 +260,7 @@ def test_the_kl_window_test_only_skips_rounds_that_decide_nothing():
             S[1] = lo
         act = np.arange(k)
         d0 = float(rng.uniform(0.0005, 0.01))
-        if not _kl_window_quiet(S, act, k, n, lc, d0, np.zeros(k)):
+        if not _kl_window_quiet(Bernoulli(), S, act, k, n, lc, d0, np.zeros(k)):
             continue
         quiet += 1
         w = _kl_window(n)

@@ -51,11 +51,12 @@ def _coin(mu, a, z):
     return 1.0 if ndtr(z) < mu[a] else 0.0
 
 
-def _memo_glr():
-    """``ref_z`` remembering its last few values: a step changes one arm's statistics, so the
-    statistics of the other pairs are asked for again at the next step, and the stopping test
-    and the challenger ask for the same ones within a step."""
-    return functools.lru_cache(maxsize=16)(ref_z)
+def _memo_glr(kl=None):
+    """``ref_z`` (with the divergence ``kl``, Bernoulli by default) remembering its last few
+    values: a step changes one arm's statistics, so the statistics of the other pairs are asked
+    for again at the next step, and the stopping test and the challenger ask for the same ones
+    within a step."""
+    return functools.lru_cache(maxsize=16)(functools.partial(ref_z, kl=kl))
 
 
 def ref_ttucb_bernoulli(state, mu, delta):
@@ -66,13 +67,15 @@ def ref_ttucb_bernoulli(state, mu, delta):
                               reward=lambda a, z: _coin(mu, a, z), glr=_memo_glr())
 
 
-def ref_ebtc_bernoulli(state, mu, delta, beta=0.5):
-    """EB-TC on Bernoulli arms in plain Python (the structure of ``ref_ebtc``)."""
+def ref_ebtc_bernoulli(state, mu, delta, beta=0.5, reward=_coin, kl=None):
+    """EB-TC on Bernoulli arms in plain Python (the structure of ``ref_ebtc``); another family
+    with ``reward(mu, a, z)``, the reward of a pull of arm ``a`` from the standard normal ``z``,
+    and its divergence ``kl`` in the GLR statistic."""
     k = mu.size
-    glr = _memo_glr()
+    glr = _memo_glr(kl)
     two_cg = ttucb_two_cg(k, delta)
     stream = Stream(state, k)
-    S = np.array([_coin(mu, a, z) for a, z in enumerate(stream.take(k))])
+    S = np.array([reward(mu, a, z) for a, z in enumerate(stream.take(k))])
     N = np.ones(k)
     lead_count = np.zeros(k)
     lead_pulls = np.zeros((k, k))
@@ -89,7 +92,7 @@ def ref_ebtc_bernoulli(state, mu, delta, beta=0.5):
         lead_count[lead] += 1
         arm = lead if lead_pulls[lead, lead] <= beta * lead_count[lead] else chal
         lead_pulls[lead, arm] += 1
-        S[arm] += _coin(mu, arm, stream.take(1)[0])
+        S[arm] += reward(mu, arm, stream.take(1)[0])
         N[arm] += 1
         t += 1
 
@@ -172,46 +175,54 @@ def _kl(p, q):
     return float(rel_entr(p, q) + rel_entr(1 - p, 1 - q))
 
 
-def ref_bernoulli_weights(mh):
-    """w*(μ̂) of two Bernoulli arms: the point m between the means with kl(μ_b, m) = kl(μ_o, m)
-    (brentq) gives w_o / w_b = (μ_b − m) / (m − μ_o). Uniform weights on a tie."""
+def ref_bernoulli_weights(mh, kl=_kl):
+    """w*(μ̂) of two Bernoulli arms (of another one-parameter exponential family with its
+    divergence ``kl``): the point m between the means with kl(μ_b, m) = kl(μ_o, m) (brentq)
+    gives w_o / w_b = (μ_b − m) / (m − μ_o). Uniform weights on a tie."""
     b = int(np.argmax(mh))
     o = 1 - b
     if mh[b] == mh[o]:
         return np.full(2, 0.5)
-    m = brentq(lambda q: _kl(mh[b], q) - _kl(mh[o], q), mh[o], mh[b], xtol=1e-300, rtol=1e-15)
+    m = brentq(lambda q: kl(mh[b], q) - kl(mh[o], q), mh[o], mh[b], xtol=1e-300, rtol=1e-15)
     w = np.empty(2)
     w[b], w[o] = 1.0, (mh[b] - m) / (m - mh[o])
     return w / w.sum()
 
 
-def ref_tas_bernoulli(state, mu, delta):
+def _bernoulli_tie(mh, gaps, t):
+    """Whether the tracking step's argmax of ``gaps`` (t w − N) is decided by rounding: for
+    mirror-symmetric empirical means, such as 2/3 and 1/3, w* = (1/2, 1/2) exactly, and the
+    argmax is then decided by the last bits of w; or two gaps closer than 1e-9 t."""
+    mirror = mh[0] != mh[1] and mh[0] + mh[1] == 1.0
+    near = 0.0 < np.sort(gaps)[-1] - np.sort(gaps)[-2] < 1e-9 * t
+    return bool(mirror or near)
+
+
+def ref_tas_bernoulli(state, mu, delta, reward=_coin, kl=None, tie=_bernoulli_tie):
     """Track-and-Stop (D-tracking, weights re-solved every step, threshold log(t/δ)) on
-    Bernoulli arms in plain Python (the structure of the Gaussian ``ref_tas``). Returns
-    ``(tau, recommendation, ambiguous)``: ``ambiguous`` when some tracking step was a tie up to
-    rounding (mirror-symmetric empirical means, such as 2/3 and 1/3, have w* = (1/2, 1/2)
-    exactly, and the argmax of t w − N is then decided by the last bits of w)."""
+    Bernoulli arms in plain Python (the structure of the Gaussian ``ref_tas``); another family
+    with ``reward(mu, a, z)`` and its divergence ``kl`` (in the GLR statistic and the weights).
+    Returns ``(tau, recommendation, ambiguous)``: ``ambiguous`` when some tracking step was a tie
+    up to rounding, ``tie(mh, gaps, t)``."""
     k = mu.size
     stream = Stream(state, k)
-    S = np.array([_coin(mu, a, z) for a, z in enumerate(stream.take(k))])
+    S = np.array([reward(mu, a, z) for a, z in enumerate(stream.take(k))])
     N = np.ones(k)
     t = k
     ambiguous = False
     while True:
         mh = S / N
         best = int(np.argmax(mh))
-        z = min(ref_z(mh[best], N[best], mh[j], N[j]) for j in range(k) if j != best)
+        z = min(ref_z(mh[best], N[best], mh[j], N[j], kl) for j in range(k) if j != best)
         if z >= math.log(t / delta):
             return t, best, ambiguous
-        w = ref_bernoulli_weights(mh)
+        w = ref_bernoulli_weights(mh, kl or _kl)
         arm = int(np.argmin(N))
         if N[arm] >= math.sqrt(t) - k / 2:
             gaps = t * w - N
             arm = int(np.argmax(gaps))
-            mirror = mh[0] != mh[1] and mh[0] + mh[1] == 1.0
-            near = 0.0 < np.sort(gaps)[-1] - np.sort(gaps)[-2] < 1e-9 * t
-            ambiguous |= bool(mirror or near)
-        S[arm] += _coin(mu, arm, stream.take(1)[0])
+            ambiguous |= tie(mh, gaps, t)
+        S[arm] += reward(mu, arm, stream.take(1)[0])
         N[arm] += 1
         t += 1
 
@@ -249,21 +260,29 @@ def test_track_and_stop_reaches_the_bernoulli_characteristic_time():
 class _KLEnds:
     """The ends ``[0]`` (lower) and ``[1]`` (upper) of {q : kl(mean, q) <= level}, by brentq on
     scipy's relative entropy. Each end is solved when it is read: LUCB reads one end per arm
-    (the lower one of the empirical best, the upper one of the others)."""
+    (the lower one of the empirical best, the upper one of the others).
 
-    def __init__(self, mean, level):
-        self.mean, self.level = mean, level
+    ``kl`` is the divergence (Bernoulli by default) and ``top`` the largest mean (1; ``inf`` for
+    Poisson arms, whose upper end is bracketed by twice the point where ``(q − p)² / (2q)``, a
+    lower bound of the Poisson divergence, reaches the level)."""
+
+    def __init__(self, mean, level, kl=_kl, top=1.0):
+        self.mean, self.level, self.kl, self.top = mean, level, kl, top
 
     def f(self, q):
-        return _kl(self.mean, q) - self.level
+        return self.kl(self.mean, q) - self.level
 
     def __getitem__(self, end):
         if end == 0:
             return 0.0 if self.mean == 0 else brentq(self.f, 1e-300, self.mean, xtol=1e-300,
                                                      rtol=8.9e-16)
         if end == 1:
-            return 1.0 if self.mean == 1 else brentq(self.f, self.mean, 1 - 1e-16, xtol=1e-300,
-                                                     rtol=8.9e-16)
+            p, level = self.mean, self.level
+            if p == self.top:
+                return self.top
+            hi = (1 - 1e-16 if self.top == 1.0
+                  else 2 * (p + level + math.sqrt(level * (level + 2 * p))))
+            return brentq(self.f, p, hi, xtol=1e-300, rtol=8.9e-16)
         raise IndexError(end)
 
 
@@ -289,7 +308,7 @@ def test_kl_lucb_needs_fewer_samples_at_low_rates_and_is_refused_on_gaussian_arm
     kl = simulate(LUCB(widths="kl"), None, None, 0.05, 40, 3, means=mu, rewards="bernoulli")
     sub = simulate(LUCB(), None, None, 0.05, 40, 3, means=mu, rewards="bernoulli")
     assert np.median(kl.stopping_times) < 0.5 * np.median(sub.stopping_times)
-    with pytest.raises(ValueError, match=r"widths='kl' is for Bernoulli rewards"):
+    with pytest.raises(ValueError, match=r"widths='kl' is for the families with KL intervals"):
         simulate(LUCB(widths="kl"), None, 1.0, 0.05, 4, 3, means=mu)
     with pytest.raises(ValueError, match=r"^widths must be one of"):
         LUCB(widths="bernstein")

@@ -2,6 +2,7 @@
 stop, and the kernel against a plain reference on fixed sample paths."""
 
 import math
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 import pytest
@@ -13,38 +14,67 @@ from test_bernoulli_glr import _coin, ref_z
 from test_conventions import Stream
 
 
+class Conjugate(NamedTuple):
+    """A reward family with a conjugate prior of two shape parameters, as the plain TTTS
+    reference sees it."""
+
+    #: ``reward(mu, i, z)``: the reward of a pull of arm ``i`` from the standard normal ``z``
+    reward: Callable
+    #: ``shapes(a, b, S, N) -> (A, B)``: the posterior shapes after sums ``S`` in ``N`` pulls
+    shapes: Callable
+    #: ``draw(state, A_i, B_i)``: one draw of an arm's mean from its posterior
+    draw: Callable
+    #: ``moments(A, B) -> (means, variances)`` of the posteriors (arrays)
+    moments: Callable
+    #: the divergence of the GLR statistic (``None``: Bernoulli, :func:`ref_z`'s default)
+    kl: Optional[Callable] = None
+
+
+def _beta_moments(A, B):
+    n = A + B
+    return A / n, A * B / (n * n * (n + 1))
+
+
+#: Bernoulli arms under a Beta prior: ``Beta(a + S, b + N − S)``, drawn by ``beta_variate``.
+BETA = Conjugate(reward=_coin, shapes=lambda a, b, S, N: (a + S, b + N - S),
+                 draw=_variates.beta_variate, moments=_beta_moments)
+
+
 class RefTTTS:
     """TTTS with the conjugate Beta posterior, written plainly: posterior draws by
     ``_variates.beta_variate`` in arm order, the Bernoulli GLR statistic from its definition, the
-    threshold log(t/δ). Counts how often the "resample" rule fell back to the likeliest rival."""
+    threshold log(t/δ). Counts how often the "resample" rule fell back to the likeliest rival.
+    Another conjugate family with ``family`` (:class:`Conjugate`)."""
 
-    def __init__(self):
+    def __init__(self, family=BETA):
         self.fallbacks = 0
+        self.family = family
 
     def run(self, state, mu, a, b, delta, beta, challenger, max_samples=10**6):
         k = mu.size
+        fam = self.family
         stream = Stream(state, k)
-        S = np.array([_coin(mu, i, z) for i, z in enumerate(stream.take(k))])
+        S = np.array([fam.reward(mu, i, z) for i, z in enumerate(stream.take(k))])
         N = np.ones(k)
         t = k
         bits = []
 
         def draw(skip=-1):
-            """The arm of the largest draw from the posterior Beta(A, B) of the current step
+            """The arm of the largest draw from the posteriors (A, B) of the current step
             (the first such arm on a tie), arm ``skip`` left out."""
             arm, top = -1, -math.inf
             for i in range(k):
                 if i != skip:
-                    v = _variates.beta_variate(state, A[i], B[i])
+                    v = fam.draw(state, A[i], B[i])
                     if v > top:
                         arm, top = i, v
             return arm
 
         while True:
-            A, B = (a + S).tolist(), (b + N - S).tolist()
+            A, B = (x.tolist() for x in fam.shapes(a, b, S, N))
             mh = S / N
             best = int(np.argmax(mh))
-            z = min(ref_z(mh[best], N[best], mh[j], N[j]) for j in range(k) if j != best)
+            z = min(ref_z(mh[best], N[best], mh[j], N[j], fam.kl) for j in range(k) if j != best)
             if z >= math.log(t / delta) or t + 1 > max_samples:
                 return t, best
             if beta == 0.5:
@@ -68,15 +98,13 @@ class RefTTTS:
                     arm = next((c for c in (draw() for _ in range(100)) if c != leader), leader)
                     if arm == leader:
                         self.fallbacks += 1
-                        arm = self._likeliest_rival(a + S, b + N - S, leader)
-            S[arm] += _coin(mu, arm, stream.take(1)[0])
+                        arm = self._likeliest_rival(*fam.shapes(a, b, S, N), leader)
+            S[arm] += fam.reward(mu, arm, stream.take(1)[0])
             N[arm] += 1
             t += 1
 
-    @staticmethod
-    def _likeliest_rival(A, B, leader):
-        n = A + B
-        m, var = A / n, A * B / (n * n * (n + 1))
+    def _likeliest_rival(self, A, B, leader):
+        m, var = self.family.moments(A, B)
         score = [math.inf if j == leader else (m[leader] - m[j]) / math.sqrt(var[leader] + var[j])
                  for j in range(A.size)]
         return int(np.argmin(score))

@@ -64,11 +64,13 @@ def conf(n, k, delta, sigma):
 
 
 def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward=None,
-                    interval=None):
+                    interval=None, with_reason=False):
     """Algorithm 1 / NoElim; the indifference recommendation as printed or as released.
     ``reward(i, z)`` turns the standard normal ``z`` of a pull of arm ``i`` into its reward
     (default: the Gaussian ``mu[i] + sigma[i] z``); ``interval(i, mean, n)`` gives arm ``i``'s
-    ``(LCB, UCB)`` after ``n`` rounds (default: ``mean ± Conf``)."""
+    ``(LCB, UCB)`` after ``n`` rounds (default: ``mean ± Conf``). Returns ``(τ,
+    recommendation)``, with ``with_reason`` also the stop reason (``"single_arm"`` or
+    ``"indifference"``)."""
     if reward is None:
         def reward(i, z):
             return mu[i] + sigma[i] * z
@@ -95,11 +97,13 @@ def ref_elimination(state, mu, sigma, delta, delta0, pull_all, recommend, reward
         max_lcb = max(lcb.values())
         active = [i for i in active if ucb[i] > max_lcb]
         if len(active) == 1:
-            return t, active[0]
+            return (t, active[0], "single_arm")[:3 if with_reason else 2]
         if max(ucb[i] for i in active) - max_lcb <= delta0:
             if recommend == "empirical_best":
-                return t, max(pulled, key=lambda i: (mean[i], -i))
-            return t, active[min(int(_rng.uniform(state) * len(active)), len(active) - 1)]
+                rec = max(pulled, key=lambda i: (mean[i], -i))
+            else:
+                rec = active[min(int(_rng.uniform(state) * len(active)), len(active) - 1)]
+            return (t, rec, "indifference")[:3 if with_reason else 2]
 
 
 def ref_ttucb_released(state, mu, sigma, delta, noise_aware, reward=None, glr=None,

@@ -14,7 +14,7 @@ import pytest
 from numba import njit
 
 from bai_lib.algorithms import glr
-from bai_lib.families import FAMILIES, family
+from bai_lib.families import REWARD_MODELS, family
 from bai_lib.kernels import borrowed, bundle_generic
 
 Marker = namedtuple("Marker", ["scale"])
@@ -89,14 +89,19 @@ def test_borrowed_refuses_what_is_not_an_array():
 
 
 def test_every_family_and_every_rule_registers_every_step():
-    for bundle in FAMILIES.values():
+    for model in REWARD_MODELS.values():
         for generic in family.FUNCTIONS.values():
-            assert bundle in generic.implementations, (bundle, generic)
+            assert model.bundle in generic.implementations, (model.name, generic)
+        for group, has in ((family.KL_WIDTHS, model.has_kl_widths),
+                           (family.CONJUGATE, model.has_conjugate)):
+            assert [model.bundle in g.implementations for g in group.values()] == [has] * len(group)
+    assert [m.name for m in REWARD_MODELS.values() if m.has_kl_widths] == ["bernoulli", "poisson"]
+    assert [m.name for m in REWARD_MODELS.values() if m.has_conjugate] == ["bernoulli", "poisson"]
     from bai_lib.algorithms.plugin import PluginSteps
     from bai_lib.algorithms.top_two import TopTwoSteps
     from bai_lib.algorithms.track_and_stop import TrackingSteps
     from bai_lib.algorithms.ttts import TTTSSteps
-    from bai_lib.algorithms.ttts_bernoulli import TTTSBetaSteps
-    for rule in (TopTwoSteps, TTTSSteps, TTTSBetaSteps, TrackingSteps, PluginSteps):
+    from bai_lib.algorithms.ttts_conjugate import TTTSConjugateSteps
+    for rule in (TopTwoSteps, TTTSSteps, TTTSConjugateSteps, TrackingSteps, PluginSteps):
         for generic in (glr.start, glr.refresh, glr.choose, glr.update):
             assert rule in generic.implementations, (rule, generic)

@@ -11,6 +11,7 @@ from bai_lib import kernels as K
 from bai_lib.algorithms import elimination as E
 from bai_lib.algorithms import TTTS, TTUCB
 from bai_lib.priors import GaussianPrior
+from bai_lib.families import Gaussian
 from bai_lib.confidence import conf_factor, conf_log_const
 
 NO = np.zeros(1, dtype=np.uint8)  # the cancellation flag, never raised
@@ -47,7 +48,7 @@ def test_elimination_equal_means_stops_at_first_indifference_round(k):
     mu = np.zeros(k)
     sigma = np.ones(k)
     out = run_many(E.elimination_run, n_runs, 11 + k, mu, sigma, conf_log_const(delta, k), delta0,
-                   10**9, False, False, False, False, False, NO)
+                   10**9, False, False, False, Gaussian(), False, NO)
     tau, rec, cens, reason = out.T
     assert not cens.any()
     normal = (reason == K.STOP_INDIFFERENCE) & (tau == k * n_star)
@@ -66,7 +67,7 @@ def test_noelim_equal_means_pulls_all_arms():
     k, delta, delta0 = 4, 0.1, 0.3
     n_star = first_indifference_round(k, delta, delta0)
     out = run_many(E.elimination_run, 100, 5, np.zeros(k), np.ones(k), conf_log_const(delta, k),
-                   delta0, 10**9, True, False, False, False, False, NO)
+                   delta0, 10**9, True, False, False, Gaussian(), False, NO)
     tau, rec, cens, reason = out.T
     assert np.all(tau % k == 0)
     # NoElim samples every arm until the indifference round, eliminations or not.
@@ -84,8 +85,8 @@ def test_elimination_block_check_matches_exact_every_round():
         pull_all = r % 3 == 0
         st = _rng.seed_state(8, r, 1)
         lc = conf_log_const(delta, k)
-        fast = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, False, False, False, NO)
-        ref = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, True, False, False, NO)
+        fast = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, False, Gaussian(), False, NO)
+        ref = E.elimination_run(st.copy(), mu, sigma, lc, delta0, 10**8, pull_all, False, True, Gaussian(), False, NO)
         assert fast == ref
 
 
@@ -113,9 +114,9 @@ def _all_kernels(mu, sigma, delta, max_samples=10**6):
     ttucb_bound = TTUCB().bind(None, sigma, [delta], max_samples)
     return {
         "elimination": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
-                                                    False, False, False, False, False, NO),
+                                                    False, False, False, Gaussian(), False, NO),
         "noelim": lambda st: E.elimination_run(st, mu, sigma, lc, 0.1, max_samples,
-                                               True, False, False, False, False, NO),
+                                               True, False, False, Gaussian(), False, NO),
         "ttts": lambda st: ttts_bound.run_one(st, mu),
         "ttucb": lambda st: ttucb_bound.run_one(st, mu),
     }

@@ -147,8 +147,8 @@ def test_the_class_test_finder_finds_them():
 LAYERS = [
     ["_validate"],
     ["_rng", "_variates", "stats", "quadrature"],
-    ["priors", "beta_prior", "empirical_bayes", "robust"],  # math
-    ["stopping", "confidence", "kl"],
+    ["priors", "shape_prior", "beta_prior", "gamma_prior", "empirical_bayes", "robust"],  # math
+    ["stopping", "confidence", "kl", "kl_poisson"],
     ["bounds", "opt2", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops
     ["families", "families.*"],                   # reward families

@@ -13,6 +13,7 @@ from bai_lib.algorithms.elimination import (TwoArmElimination, elimination_run,
                                            two_arm_elimination_run)
 from bai_lib.confidence import conf_factor, conf_log_const, indifference_round
 from bai_lib.kernels import NORMAL_BUFFER, STOP_INDIFFERENCE, STOP_SINGLE_ARM, cancel_flag
+from bai_lib.families import Gaussian
 from bai_lib.poe import NearTieProposal, PoEEstimate, importance_poe, plain_poe
 from bai_lib.priors import delta0
 
@@ -124,7 +125,7 @@ def test_general_kernel_decides_by_the_difference_of_the_sums(gap_factor):
     for run in range(40):
         a, b = seed_state(12, run, 1), seed_state(12, run, 1)
         tau, rec, _, code = elimination_run(a, mu, sig, conf_log_const(delta, 2), d0, 10**12, False, False, False,
-                                            False, False, cancel_flag(None))
+                                            Gaussian(), False, cancel_flag(None))
         assert (tau, rec, code) == _difference_rule_on_kernel_rewards(b, mu, sigma, delta, d0)
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from bai_lib import _rng
 from bai_lib.algorithms.elimination import elimination_run
+from bai_lib.families import Gaussian
 from bai_lib.confidence import conf_log_const
 from bai_lib.kernels import STOP_REASON_NAMES
 from bai_lib.trace import trace_elimination
@@ -20,7 +21,7 @@ def test_trace_matches_kernel(run):
     state = _rng.seed_state(77, run, 1)
     tr = trace_elimination(mu, sigma, delta, delta0, state)
     tau, rec, censored, reason = elimination_run(state.copy(), mu, sigma, conf_log_const(delta, k), delta0,
-                                                 np.int64(10**9), False, False, False, False, False,
+                                                 np.int64(10**9), False, False, False, Gaussian(), False,
                                                  np.zeros(1, np.uint8))
     assert (tr.tau, tr.recommendation, tr.stop_reason) == (int(tau), int(rec), STOP_REASON_NAMES[reason])
     assert not censored

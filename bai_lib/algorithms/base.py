@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
 import numpy as np
-from scipy.special import ndtri
 
 from .. import _validate as V
 from ..beta_prior import BetaPrior
+from ..families import reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
 
@@ -122,12 +122,14 @@ class Algorithm:
         algorithms with the indifference stop force pulls from a time set by the level
         (:func:`~bai_lib.algorithms.indifference.forcing_start`), so theirs is false.
     reward_models : tuple of str
-        The reward distributions its kernel simulates: ``"gaussian"`` (every specification),
-        and ``"bernoulli"`` for those whose :meth:`bind` takes ``rewards="bernoulli"``.
+        The reward families its kernel simulates (keys of
+        :data:`bai_lib.families.REWARD_MODELS`): ``"gaussian"`` (every specification), and
+        ``"bernoulli"``, ``"poisson"`` for those whose :meth:`bind` takes them.
 
-    A specification implements ``_bind(prior, noise_stds, deltas, max_samples, bernoulli)``, the
-    binding for one reward model; :meth:`bind` checks ``rewards`` against ``reward_models`` and
-    hands a Bernoulli runnable the arms' normal quantiles, once for every specification.
+    A specification implements ``_bind(prior, noise_stds, deltas, max_samples, rewards)``, the
+    binding for one reward family; :meth:`bind` checks ``rewards`` against ``reward_models`` and
+    hands the runnable the family's mean parameters (``kernel_means`` of
+    :class:`~bai_lib.families.family.RewardModel`), once for every specification.
 
     What the layers above ask a specification, instead of testing its class: :meth:`uses_prior`,
     :meth:`resolve_delta0`, :meth:`with_delta0_factor`, :meth:`max_stopping_time`,
@@ -151,36 +153,41 @@ class Algorithm:
         the runnable. Several levels only where ``one_trajectory`` holds: one trajectory is then
         scored at every level, each level's record being exactly a run at that ``δ`` alone.
 
-        ``rewards`` is one of the specification's ``reward_models``. With ``"bernoulli"`` the
-        runnable takes the means of Bernoulli arms and hands the kernel their standard normal
-        quantiles: a pull pays ``1`` when its standard normal draw lies below the quantile, so
-        Gaussian and Bernoulli runs consume the same stream of normals."""
+        ``rewards`` is one of the specification's ``reward_models``. The runnable takes the
+        arms' means and hands the kernel the family's mean parameters: for Bernoulli arms their
+        standard normal quantiles (a pull pays ``1`` when its standard normal draw lies below
+        the quantile), so that every family consumes the same stream of normals."""
         V.choice(rewards, self.reward_models, "rewards")
-        bernoulli = rewards == "bernoulli"
+        model = reward_model(rewards)
         # a writable copy: numba compiles a kernel once per argument type, and a read-only
         # array (a result's, a frozen plan's) is another type, compiled again for nothing
         noise_stds = np.array(noise_stds, dtype=np.float64)
-        bound = self._bind(prior, noise_stds, deltas, max_samples, bernoulli)
-        if not bernoulli:
+        bound = self._bind(prior, noise_stds, deltas, max_samples, rewards)
+        if rewards == "gaussian":
             return bound
-        run = bound.run
+        run, parameters = bound.run, model.kernel_means
 
-        def run_bernoulli(state, mu, *args, **kwargs):
-            run(state, ndtri(mu), *args, **kwargs)
+        def run_family(state, mu, *args, **kwargs):
+            run(state, parameters(mu), *args, **kwargs)
 
-        return dataclasses.replace(bound, run=run_bernoulli)
+        return dataclasses.replace(bound, run=run_family)
 
     def _bind(self, prior, noise_stds, deltas, max_samples,
-              bernoulli) -> Bound:  # pragma: no cover - abstract
-        """:meth:`bind` for one reward model (``bernoulli`` only where ``reward_models`` has
-        it); a Bernoulli runnable receives the arms' normal quantiles in place of their means."""
+              rewards) -> Bound:  # pragma: no cover - abstract
+        """:meth:`bind` for the reward family ``rewards`` (one of ``reward_models``); the
+        runnable receives the family's mean parameters in place of the means."""
         raise NotImplementedError
 
-    def _kl_widths(self, widths: str, bernoulli: bool) -> bool:
-        """Whether ``widths`` asks for KL widths, which only Bernoulli rewards have."""
-        if widths == "kl" and not bernoulli:
-            raise ValueError("widths='kl' is for Bernoulli rewards (rewards='bernoulli'), got "
-                             "rewards='gaussian'")
+    def _kl_widths(self, widths: str, rewards: str) -> bool:
+        """Whether ``widths`` asks for KL widths, which the families with a divergence have
+        (Bernoulli, Poisson); sub-Gaussian widths need a sub-Gaussian family."""
+        model = reward_model(rewards)
+        if widths == "kl" and not model.has_kl_widths:
+            raise ValueError(f"widths='kl' is for the families with KL intervals "
+                             f"(rewards='bernoulli' or 'poisson'), got rewards={rewards!r}")
+        if widths != "kl" and not model.sub_gaussian:
+            raise ValueError(f"widths={widths!r} needs sub-Gaussian rewards; {model.describe} "
+                             f"rewards are not, use widths='kl' with rewards={rewards!r}")
         return widths == "kl"
 
     def _single_level(self, deltas: Sequence[float]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar, NamedTuple, Optional
 
 import numpy as np
 from numba import njit
@@ -16,7 +16,8 @@ from ..confidence import (conf_factor, conf_level, conf_log_const, first_indiffe
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
-from ..kl import kl_bernoulli, kl_inner, kl_lower, kl_upper
+from ..families import family as F
+from ..families import family_bundle
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, Bound, gap_cost, one_level
@@ -31,31 +32,21 @@ WIDTHS = ("subgaussian", "kl")
 
 
 @njit(cache=True, nogil=True)
-def _upper_exceeds(p: float, level: float, x: float) -> bool:
-    """Whether ``kl_upper(p, level) > x``, from one evaluation of ``kl``: true when ``p > x``,
-    else exactly when the double after ``x`` still has ``kl(p, ·) <= level``."""
-    if p > x:
-        return True
-    if x >= 1.0:
-        return False
-    return kl_bernoulli(p, np.nextafter(x, 2.0)) <= level
-
-
-@njit(cache=True, nogil=True)
 def _kl_window(n: int) -> int:
     """Rounds a window of the KL block check covers after round ``n``: ``max(1, √n / 4)``."""
     return max(1, int(math.sqrt(n)) >> 2)
 
 
 @njit(cache=True, nogil=True)
-def _kl_window_quiet(S, act, n_act, n, log_const, delta0, scratch) -> bool:
+def _kl_window_quiet(fam, S, act, n_act, n, log_const, delta0, scratch) -> bool:
     """Whether no elimination and no indifference stop can happen in rounds ``n .. n + W``.
 
     ``W = _kl_window(n)``. In those rounds an active arm's sum grows by at most one per round,
-    so its mean stays in ``[S/(n+W), (S+W)/(n+W)]``, and the level ``conf_level`` is at least
-    its value at ``n + W``. The KL ends increase with the mean and widen with the level, so
-    ``UCB_i`` is at least the inner upper point (:func:`~bai_lib.kl.kl_inner`) at the lowest
-    mean and that level, and ``LCB_i`` at most the inner lower point at the highest mean. If
+    so its mean stays in ``[S/(n+W), (S+W)/(n+W)]`` (rewards in ``[0, 1]``: Bernoulli arms), and
+    the level ``conf_level`` is at least its value at ``n + W``. The KL ends increase with the
+    mean and widen with the level, so ``UCB_i`` is at least the inner upper point
+    (:func:`~bai_lib.families.family.kl_inner`) at the lowest mean and that level, and ``LCB_i``
+    at most the inner lower point at the highest mean. If
     every such ``UCB_i`` exceeds the largest such ``LCB_j``, and the largest minus that exceeds
     ``delta0``, neither rule can fire in the window.
     """
@@ -67,8 +58,8 @@ def _kl_window_quiet(S, act, n_act, n, log_const, delta0, scratch) -> bool:
     max_u = _NEG_INF
     for j in range(n_act):
         i = act[j]
-        lo = kl_inner(min((S[i] + w) * inv, 1.0), level)[0]
-        hi = kl_inner(S[i] * inv, level)[1]
+        lo = F.kl_inner(fam, min((S[i] + w) * inv, 1.0), level)[0]
+        hi = F.kl_inner(fam, S[i] * inv, level)[1]
         scratch[i] = hi
         max_l = max(max_l, lo)
         max_u = max(max_u, hi)
@@ -83,7 +74,7 @@ def _kl_window_quiet(S, act, n_act, n, log_const, delta0, scratch) -> bool:
 @njit(cache=True, nogil=True)
 def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
                     delta0: float, max_samples: int, pull_all: bool, recommend_best: bool,
-                    check_every_round: bool, bernoulli: bool, kl_widths: bool,
+                    check_every_round: bool, fam: NamedTuple, kl_widths: bool,
                     cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of Algorithm 1 (Successive Elimination with Early-Stopping).
 
@@ -119,9 +110,11 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     state : uint64[4]
         Generator state, advanced in place.
     mu, sigma : float64[k]
-        Arm means (with ``bernoulli``, the normal quantiles :math:`\\Phi^{-1}(\\mu_i)` of the
-        means) and noise standard deviations (with ``bernoulli``, the sub-Gaussian parameters
-        the widths use, ``1/2`` for rewards in ``[0, 1]``).
+        The arms' mean parameters (the means; for Bernoulli arms their normal quantiles
+        :math:`\\Phi^{-1}(\\mu_i)`: ``kernel_means`` of
+        :class:`~bai_lib.families.family.RewardModel`) and noise standard deviations (for
+        Bernoulli arms the sub-Gaussian parameters the widths use, ``1/2`` for rewards in
+        ``[0, 1]``).
     log_const : float
         The constant of ``Conf`` for ``δ`` and ``k`` (:func:`bai_lib.confidence.conf_log_const`).
     delta0 : float
@@ -144,25 +137,25 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
         ``c_lo <= c(n)`` neither triggers with ``c(n)``.  Otherwise ``c(n)``
         is computed and the round is evaluated exactly.  Both modes make the
         same decisions and consume the same random numbers.
-    bernoulli : bool
-        Bernoulli rewards: a pull of arm ``i`` gives ``1`` if the standard normal ``z`` it
-        consumes is below ``mu[i]`` (so with probability :math:`\\Phi(\\text{mu}_i)`, the arm's
-        mean when ``mu`` holds its quantile) and ``0`` otherwise; else the Gaussian reward
-        ``mu[i] + sigma[i] z``. Either way one normal per pull, so the seeding, threads and
-        censoring are those of the Gaussian runs.
+    fam : NamedTuple
+        The reward family's bundle (:func:`bai_lib.families.family_bundle`): a pull of arm
+        ``i`` pays :func:`~bai_lib.families.family.draw` of the one standard normal ``z`` it
+        consumes (Gaussian ``mu[i] + sigma[i] z``; Bernoulli ``1`` if ``z < mu[i]``; Poisson by
+        inversion), so the seeding, threads and censoring are those of the Gaussian runs.
     kl_widths : bool
-        KL widths for Bernoulli rewards: ``LCB(i)`` and ``UCB(i)`` are the ends of
-        ``{q : kl(mu_hat_i, q) <= l(n)}`` with ``l(n) = log(log_const n²) / n``
-        (:func:`~bai_lib.kl.kl_lower`, :func:`~bai_lib.kl.kl_upper`,
-        :func:`~bai_lib.confidence.conf_level`) instead of ``mu_hat_i ± sigma_i c(n)``; ``sigma``
-        is then unused. By Chernoff's bound each interval misses the mean with at most the
-        probability ``Conf``'s does, and by Pinsker's inequality it lies inside
-        ``mu_hat_i ± c(n) / 2``. The block check uses the closed-form inner points of
-        :func:`~bai_lib.kl.kl_inner` at ``l(n_end)``: narrower intervals than the exact ones,
-        which is the direction the check needs (both conditions are monotone in the interval
-        ends). Before it, a window test skips up to ``√n / 4`` rounds at once when even the
-        extreme means those rounds can reach decide nothing (``_kl_window_quiet``); when it
-        fails, rounds are checked one by one for as many rounds before it is tried again.
+        KL widths (Bernoulli and Poisson rewards): ``LCB(i)`` and ``UCB(i)`` are the ends of
+        ``{q : d(mu_hat_i, q) <= l(n)}`` with ``l(n) = log(log_const n²) / n``, ``d`` the family's
+        divergence (:func:`~bai_lib.families.family.kl_lower`,
+        :func:`~bai_lib.families.family.kl_upper`, :func:`~bai_lib.confidence.conf_level`)
+        instead of ``mu_hat_i ± sigma_i c(n)``; ``sigma`` is then unused. By Chernoff's bound
+        each interval misses the mean with at most the probability ``Conf``'s does; for
+        Bernoulli arms, by Pinsker's inequality, it lies inside ``mu_hat_i ± c(n) / 2``. The block
+        check uses the closed-form inner points of :func:`~bai_lib.families.family.kl_inner` at
+        ``l(n_end)``: narrower intervals than the exact ones, which is the direction the check
+        needs (both conditions are monotone in the interval ends). Before it, for rewards in
+        ``[0, 1]``, a window test skips up to ``√n / 4`` rounds at once when even the extreme
+        means those rounds can reach decide nothing (``_kl_window_quiet``); when it fails, rounds
+        are checked one by one for as many rounds before it is tried again.
 
     Returns
     -------
@@ -183,6 +176,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     level_lo = 0.0
     skip_until = 0
     retry_at = 0
+    window = kl_widths and F.reward_max(fam, 0.0) == 1.0  # rewards in [0, 1]
     while True:
         pulls = k if pull_all else n_act
         if t + pulls > max_samples:
@@ -196,25 +190,21 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
             if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
-        if bernoulli:
-            for j in range(pulls):
-                i = j if pull_all else act[j]
-                S[i] += np.float64(buf[pos + j] < mu[i])  # no branch: the outcome is a coin
-        elif pull_all:
+        if pull_all:
             for i in range(k):
-                S[i] += mu[i] + sigma[i] * buf[pos + i]
+                S[i] += F.draw(fam, buf[pos + i], mu[i], sigma[i])
         else:
             for j in range(n_act):
                 i = act[j]
-                S[i] += mu[i] + sigma[i] * buf[pos + j]
+                S[i] += F.draw(fam, buf[pos + j], mu[i], sigma[i])
         pos += pulls
         t += pulls
         n += 1
         inv_n = 1.0 / n
-        if kl_widths and not check_every_round and n >= 4:
+        if window and not check_every_round and n >= 4:
             if n <= skip_until:
                 continue
-            if n > retry_at and _kl_window_quiet(S, act, n_act, n, log_const, delta0, ucb):
+            if n > retry_at and _kl_window_quiet(fam, S, act, n_act, n, log_const, delta0, ucb):
                 skip_until = n + _kl_window(n)
                 continue
             if n > retry_at:
@@ -230,7 +220,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 i = act[j]
                 m = S[i] * inv_n
                 if kl_widths:
-                    lo, hi = kl_inner(m, level_lo)
+                    lo, hi = F.kl_inner(fam, m, level_lo)
                 else:
                     w = sigma[i] * c_lo
                     lo = m - w
@@ -260,12 +250,12 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 means[i] = S[i] * inv_n
                 if S[i] > S[top_l]:
                     top_l = i
-            max_l = kl_lower(means[top_l], level)
-            max_u = kl_upper(means[top_l], level)
+            max_l = F.kl_lower(fam, means[top_l], level)
+            max_u = F.kl_upper(fam, means[top_l], level)
             kept = 0
             for j in range(n_act):
                 i = act[j]
-                if i == top_l or _upper_exceeds(means[i], level, max_l):
+                if i == top_l or F.upper_exceeds(fam, means[i], level, max_l):
                     act[kept] = i
                     kept += 1
             n_act = kept
@@ -397,10 +387,12 @@ class Elimination(Algorithm):
         :func:`~bai_lib.algorithms.elimination.elimination_run`.
     widths : {"subgaussian", "kl"}
         The confidence intervals: ``μ̂ ± Conf`` of Section 5 (default; for Bernoulli rewards
-        with ``σ = 1/2``), or, for Bernoulli rewards only, the KL intervals
-        ``{q : n kl(μ̂, q) <= log(6n²/((δ²/(2K))π²))}`` (:data:`~bai_lib.algorithms.elimination.WIDTHS`). Both miss an arm's mean
-        with the same probability bound, so Algorithm 1's argument for PoE ≤ δ holds for
-        either; the KL intervals are never wider and much narrower for means near 0 or 1.
+        with ``σ = 1/2``), or, for Bernoulli and Poisson rewards, the KL intervals
+        ``{q : n d(μ̂, q) <= log(6n²/((δ²/(2K))π²))}`` with the family's divergence ``d``
+        (:data:`~bai_lib.algorithms.elimination.WIDTHS`). Both miss an arm's mean with the same
+        probability bound, so Algorithm 1's argument for PoE ≤ δ holds for either; for Bernoulli
+        arms the KL intervals are never wider and much narrower for means near 0 or 1. Poisson
+        rewards are not sub-Gaussian and take ``"kl"`` only.
     """
 
     delta0: Optional[float] = None
@@ -413,7 +405,7 @@ class Elimination(Algorithm):
     color: ClassVar[str] = "#1b6ca8"
     bounded: ClassVar[bool] = True
     needs_prior: ClassVar[bool] = True
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
     _pull_all: ClassVar[bool] = False
 
     def __post_init__(self):
@@ -458,12 +450,13 @@ class Elimination(Algorithm):
     def can_trace(self) -> bool:
         return self.recommend == "uniform" and self.widths == "subgaussian"
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """For Bernoulli rewards (``elimination_run(..., bernoulli=True)``) the widths use
-        ``noise_stds`` as sub-Gaussian parameters (``1/2`` is valid for any mean in ``[0, 1]``, so
-        Algorithm 1's guarantee holds as for Gaussian rewards), or, with ``widths="kl"``, not at
-        all."""
-        kl_widths = self._kl_widths(self.widths, bernoulli)
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """For Bernoulli rewards the widths use ``noise_stds`` as sub-Gaussian parameters
+        (``1/2`` is valid for any mean in ``[0, 1]``, so Algorithm 1's guarantee holds as for
+        Gaussian rewards), or, with ``widths="kl"``, not at all; Poisson rewards, which are not
+        sub-Gaussian, take ``widths="kl"`` only."""
+        kl_widths = self._kl_widths(self.widths, rewards)
+        fam = family_bundle(rewards)
         delta = self._single_level(deltas)
         d0 = self.resolve_delta0(prior, delta)
         pull_all = self._pull_all
@@ -473,7 +466,7 @@ class Elimination(Algorithm):
 
         def call(state, mu, max_samples, cancel):
             return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
-                                   False, bernoulli, kl_widths, cancel)
+                                   False, fam, kl_widths, cancel)
 
         return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
 
@@ -539,7 +532,7 @@ class TwoArmElimination(Elimination):
     def can_trace(self) -> bool:
         return False  # its runs draw one normal per round, not the rewards trace_elimination replays
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
         delta = self._single_level(deltas)
         sig = np.asarray(noise_stds, dtype=float)
         if sig.size != 2 or sig[0] != sig[1]:

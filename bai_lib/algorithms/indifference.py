@@ -27,6 +27,7 @@ from numba import njit
 
 from .. import _validate as V
 from ..beta_prior import BetaPrior
+from ..families import reward_model
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
@@ -102,6 +103,11 @@ class IndifferenceZone:
         """The threshold of the GLR test (a name of :data:`bai_lib.stopping.GLR_THRESHOLDS`)
         that replaces the algorithm's own, or ``None`` when the own one is used: the proven
         one for ``rewards`` under the indifference stop with ``indifference_glr="proven"``."""
+        model = reward_model(rewards)
+        if self.indifference and not model.sub_gaussian:
+            raise ValueError(f"indifference=True: the indifference stop's widths σ √(2L/N) need "
+                             f"sub-Gaussian rewards, and {model.describe} rewards are not; "
+                             f"run rewards={rewards!r} without it")
         if self.indifference and self.indifference_glr == "proven":
             return PROVEN_GLR_THRESHOLDS[rewards]
         return None

@@ -1,11 +1,11 @@
-"""LUCB (Kalyanakrishnan, Tewari, Auer & Stone, 2012) with Gaussian confidence bounds, and on
-Bernoulli arms with LUCB1's or KL-LUCB's bounds."""
+"""LUCB (Kalyanakrishnan, Tewari, Auer & Stone, 2012) with Gaussian confidence bounds, on
+Bernoulli arms with LUCB1's or KL-LUCB's bounds, and on Poisson arms with KL-LUCB's."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -14,16 +14,18 @@ from .. import _validate as V
 from .._rng import fill_normal
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPARATION, argmax,
                        refill)
-from ..kl import kl_lower, kl_upper
+from ..families import family as F
+from ..families import family_bundle
 from .base import Algorithm, Bound, gap_cost, one_level
 from .elimination import WIDTHS
 
-__all__ = ["LUCB", "lucb_run", "lucb_run_bernoulli"]
+__all__ = ["LUCB", "lucb_run"]
 
 
 @njit(cache=True, nogil=True)
 def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
-             max_samples: int, cancel: np.ndarray) -> tuple[int, int, bool, int]:
+             fam: NamedTuple, kl_widths: bool, max_samples: int,
+             cancel: np.ndarray) -> tuple[int, int, bool, int]:
     """One run of LUCB1 with the confidence width ``σ_i √(2 log(k₁ k n⁴ / δ) / N_i)``.
 
     Each arm is sampled once (round ``n = 1``). Before each further round ``n = 2, 3, ...``, with
@@ -36,38 +38,25 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
     paper; the stopping time counts samples (``k`` then 2 per round). A round that would exceed
     ``max_samples`` is not started.
 
-    :func:`lucb_run_bernoulli` runs Bernoulli arms (``mu`` the normal quantiles of the means, a
-    pull paying 1 when its normal is below ``mu[arm]``), with these widths (``σ = 1/2``: LUCB1's
-    own bounds for rewards in ``[0, 1]``) or, with ``kl_widths``, KL-LUCB's (Kaufmann &
-    Kalyanakrishnan, 2013): ``UCB_j`` and ``LCB_h`` the ends of
-    ``{q : N_i kl(μ̂_i, q) <= log(log_const · n⁴)}`` (:func:`~bai_lib.kl.kl_upper`,
-    :func:`~bai_lib.kl.kl_lower`), never wider by Pinsker's inequality.
+    ``fam`` is the reward family's bundle (:func:`bai_lib.families.family_bundle`; ``mu`` its
+    mean parameters, a pull paying :func:`~bai_lib.families.family.draw` of one normal). Bernoulli
+    arms run with these widths (``σ = 1/2``: LUCB1's own bounds for rewards in ``[0, 1]``) or,
+    with ``kl_widths``, KL-LUCB's (Kaufmann & Kalyanakrishnan, 2013): ``UCB_j`` and ``LCB_h`` the
+    ends of ``{q : N_i d(μ̂_i, q) <= log(log_const · n⁴)}`` with the family's divergence ``d``
+    (:func:`~bai_lib.families.family.kl_upper`, :func:`~bai_lib.families.family.kl_lower`),
+    never wider for Bernoulli arms by Pinsker's inequality; Poisson arms with these only.
 
     Returns
     -------
     tau, recommendation, censored, stop_reason
     """
-    return _lucb(state, mu, sigma, log_const, False, False, max_samples, cancel)
-
-
-@njit(cache=True, nogil=True)
-def lucb_run_bernoulli(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: float,
-                       kl_widths: bool, max_samples: int,
-                       cancel: np.ndarray) -> tuple[int, int, bool, int]:
-    """:func:`lucb_run` on Bernoulli arms, with sub-Gaussian or KL widths (see there)."""
-    return _lucb(state, mu, sigma, log_const, True, kl_widths, max_samples, cancel)
-
-
-# The body of both kernels, specialised by the compiler for the constant ``bernoulli`` of each.
-@njit(cache=True, nogil=True)
-def _lucb(state, mu, sigma, log_const, bernoulli, kl_widths, max_samples, cancel):
     k = mu.size
     S = np.zeros(k)
     N = np.zeros(k)
     buf = np.empty(max(NORMAL_BUFFER, k))
     fill_normal(state, buf)
     for i in range(k):
-        S[i] = np.float64(buf[i] < mu[i]) if bernoulli else mu[i] + sigma[i] * buf[i]
+        S[i] = F.draw(fam, buf[i], mu[i], sigma[i])
         N[i] = 1.0
     pos = k
     mh = S / N
@@ -81,15 +70,15 @@ def _lucb(state, mu, sigma, log_const, bernoulli, kl_widths, max_samples, cancel
         top = -np.inf
         for j in range(k):
             if j != h:
-                if bernoulli and kl_widths:
-                    ucb = kl_upper(mh[j], 0.5 * log_term / N[j])
+                if kl_widths:
+                    ucb = F.kl_upper(fam, mh[j], 0.5 * log_term / N[j])
                 else:
                     ucb = mh[j] + sigma[j] * math.sqrt(log_term / N[j])
                 if ucb > top:
                     top = ucb
                     low = j
-        if bernoulli and kl_widths:
-            lcb = kl_lower(mh[h], 0.5 * log_term / N[h])
+        if kl_widths:
+            lcb = F.kl_lower(fam, mh[h], 0.5 * log_term / N[h])
         else:
             lcb = mh[h] - sigma[h] * math.sqrt(log_term / N[h])
         if lcb > top:
@@ -101,8 +90,7 @@ def _lucb(state, mu, sigma, log_const, bernoulli, kl_widths, max_samples, cancel
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             pos = 0
         for arm in (h, low):
-            x = np.float64(buf[pos] < mu[arm]) if bernoulli else mu[arm] + sigma[arm] * buf[pos]
-            S[arm] += x
+            S[arm] += F.draw(fam, buf[pos], mu[arm], sigma[arm])
             pos += 1
             N[arm] += 1.0
             mh[arm] = S[arm] / N[arm]
@@ -119,8 +107,8 @@ class LUCB(Algorithm):
     Parameters
     ----------
     widths : {"subgaussian", "kl"}
-        LUCB1's widths (default), or, for Bernoulli rewards only, KL-LUCB's
-        (:data:`~bai_lib.algorithms.elimination.WIDTHS`).
+        LUCB1's widths (default), or, for Bernoulli and Poisson rewards, KL-LUCB's
+        (:data:`~bai_lib.algorithms.elimination.WIDTHS`; Poisson rewards take these only).
     """
 
     widths: str = "subgaussian"
@@ -128,7 +116,7 @@ class LUCB(Algorithm):
     name: ClassVar[str] = "lucb"
     short_label: ClassVar[str] = "LUCB"
     color: ClassVar[str] = "#8c564b"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     #: ``k₁`` of LUCB1's exploration rate.
     K1: ClassVar[float] = 1.25
@@ -136,17 +124,15 @@ class LUCB(Algorithm):
     def __post_init__(self):
         V.choice(self.widths, WIDTHS, "widths")
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """For Bernoulli rewards, :func:`~bai_lib.algorithms.lucb.lucb_run_bernoulli`
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """:func:`~bai_lib.algorithms.lucb.lucb_run` for the family ``rewards``
         (``widths="kl"``: KL-LUCB)."""
-        kl_widths = self._kl_widths(self.widths, bernoulli)
+        kl_widths = self._kl_widths(self.widths, rewards)
         log_const = self.K1 * noise_stds.size / self._single_level(deltas)
         sig = noise_stds
+        fam = family_bundle(rewards)
 
         def call(state, mu, max_samples, cancel):
-            if bernoulli:
-                return lucb_run_bernoulli(state, mu, sig, log_const, kl_widths,
-                                          max_samples, cancel)
-            return lucb_run(state, mu, sig, log_const, max_samples, cancel)
+            return lucb_run(state, mu, sig, log_const, fam, kl_widths, max_samples, cancel)
 
         return one_level(call, None, lambda means: gap_cost(means, sig), max_samples)

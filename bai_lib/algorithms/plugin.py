@@ -195,7 +195,7 @@ class SamplingRule(Algorithm):
         thresholds only)."""
         return glr_threshold(t, delta, threshold=self.threshold, k=k)
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
         select = self.select
         sig = noise_stds
         levels = np.array([glr_level(self.threshold, d, sig.size) for d in deltas])

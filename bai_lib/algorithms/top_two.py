@@ -190,11 +190,11 @@ register(TopTwoSteps, _start, _choose, _update, _refresh)
 
 
 def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shift, released,
-                 var, max_samples, bernoulli) -> Bound:
+                 var, max_samples, rewards) -> Bound:
     """The TTUCB loop bound to its constants, scored at every level of ``deltas``, with the
     indifference stop of ``spec`` if it has one."""
     k = noise_stds.size
-    proven = spec.glr_rule("bernoulli" if bernoulli else "gaussian")
+    proven = spec.glr_rule(rewards)
     levels, delta0s, log_consts = spec._indifference_levels(prior, deltas, k, proven)
     if proven:  # the proven threshold replaces c(t, δ)
         th = GLRThreshold(GLR_THRESHOLDS[proven], 1.0, 0.0)
@@ -202,8 +202,8 @@ def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shif
         th = GLRThreshold(-1, float(c_scale), float(log_shift))
         levels = np.array([ttucb_two_cg(k, d, spec.cg) for d in levels])
     steps = TopTwoSteps(float(spec.beta), float(coef), float(shift), bool(released))
-    return bind_glr(steps, (), "bernoulli" if bernoulli else "gaussian", noise_stds, th, levels,
-                    delta0s, log_consts, max_samples, var)
+    return bind_glr(steps, (), rewards, noise_stds, th, levels, delta0s, log_consts, max_samples,
+                    var)
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,7 @@ class TTUCB(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
     color: ClassVar[str] = "#edae49"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.threshold, TTUCB_THRESHOLDS, "threshold")
@@ -307,17 +307,18 @@ class TTUCB(IndifferenceZone, Algorithm):
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """For Bernoulli rewards, the Bernoulli GLR statistic in the stopping rule and the
-        challenger (:mod:`bai_lib.families.bernoulli`); the
-        threshold ``c(t, δ)`` is the one Jourdan & Degenne prove for Gaussian arms, used as is."""
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """For Bernoulli and Poisson rewards, the family's GLR statistic in the stopping rule and
+        the challenger (:mod:`bai_lib.families.expfam`); the threshold ``c(t, δ)`` is the one
+        Jourdan & Degenne prove for Gaussian arms, used as is, and the bonus keeps its
+        sub-Gaussian form with ``noise_stds``."""
         released = self.sampling == "released"
         var = np.ascontiguousarray(noise_stds**2 if self.noise_aware else np.ones_like(noise_stds))
         return _ttucb_bound(
             self, prior, noise_stds, deltas, TTUCB_THRESHOLDS[self.threshold],
             TTUCB_LOG_TERMS[self.log_term],
             TTUCB_RELEASED_UCB_COEF if released else TTUCB_UCB_COEF, 1.0 if released else 0.0,
-            released, var, max_samples, bernoulli)
+            released, var, max_samples, rewards)
 
 
 @dataclass(frozen=True)
@@ -351,7 +352,7 @@ class EBTC(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
     color: ClassVar[str] = "#66a182"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
@@ -373,9 +374,9 @@ class EBTC(IndifferenceZone, Algorithm):
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """Bernoulli rewards as for TTUCB."""
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """Bernoulli and Poisson rewards as for TTUCB."""
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(
             self, prior, noise_stds, deltas, TTUCB_THRESHOLDS["released"],
-            TTUCB_LOG_TERMS["printed"], 0.0, 0.0, False, var, max_samples, bernoulli)
+            TTUCB_LOG_TERMS["printed"], 0.0, 0.0, False, var, max_samples, rewards)

@@ -153,7 +153,7 @@ class TrackAndStop(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
     color: ClassVar[str] = "#2e4057"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.tracking, ("D", "C"), "tracking")
@@ -161,15 +161,15 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         V.choice(self.update, UPDATE_SCHEDULES, "update")
         self._check_indifference()
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """For Bernoulli rewards, the Bernoulli GLR statistic and oracle
-        (:mod:`bai_lib.families.bernoulli`); the
-        threshold ``β(t, δ)`` is used as is."""
-        name = self.glr_rule("bernoulli" if bernoulli else "gaussian") or self.threshold
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """For Bernoulli and Poisson rewards, the family's GLR statistic and oracle
+        (:mod:`bai_lib.families.bernoulli`, :mod:`bai_lib.families.poisson`); the threshold
+        ``β(t, δ)`` is used as is."""
+        name = self.glr_rule(rewards) or self.threshold
         sig = noise_stds
         check_variances(sig**2)
         levels, delta0s, log_consts = self._indifference_levels(prior, deltas, sig.size, name)
         steps = TrackingSteps(self.tracking == "C", UPDATE_SCHEDULES[self.update])
-        return bind_glr(steps, (), "bernoulli" if bernoulli else "gaussian", sig,
+        return bind_glr(steps, (), rewards, sig,
                         GLRThreshold(GLR_THRESHOLDS[name], 1.0, 0.0), levels, delta0s, log_consts,
                         max_samples)

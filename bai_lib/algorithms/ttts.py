@@ -4,8 +4,8 @@ The leader is the argmax of a posterior draw; with probability ``1 - β`` a chal
 instead (:class:`~bai_lib.algorithms.ttts.TTTSSteps`), and the run stops with the GLR test of
 the loop :func:`bai_lib.algorithms.glr.glr_run` at the threshold
 :func:`bai_lib.stopping.glr_beta` (the paper's appendix: Chernoff's rule, ``β(t, δ) = log(t/δ)``).
-Bernoulli arms run with the conjugate Beta posterior
-(:class:`~bai_lib.algorithms.ttts_bernoulli.TTTSBetaSteps`). The deterministic top-two rules,
+Bernoulli and Poisson arms run with the conjugate Beta or Gamma posterior
+(:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`). The deterministic top-two rules,
 TTUCB and EB-TC, are in :mod:`bai_lib.algorithms.top_two`.
 
 Russo's challenger, the argmax of a posterior draw given that it differs from the leader, is
@@ -34,7 +34,8 @@ from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, leader_coin
                          note_sampled, refill_normals)
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
-from .ttts_bernoulli import TTTSBetaSteps
+from ..families import reward_model
+from .ttts_conjugate import TTTSConjugateSteps
 
 __all__ = ["TTTS", "TTTSSteps", "CHALLENGERS"]
 
@@ -222,10 +223,10 @@ register(TTTSSteps, _start, _choose, _update)
 class TTTS(IndifferenceZone, Algorithm):
     """Top-Two Thompson Sampling (Russo, 2016) with Chernoff's stopping rule.
 
-    On Bernoulli arms (a :class:`~bai_lib.BetaPrior`, or ``rewards="bernoulli"``) the posterior
-    is the conjugate Beta one and the stop uses the Bernoulli GLR statistic
-    (:class:`~bai_lib.algorithms.ttts_bernoulli.TTTSBetaSteps`); on more than two arms
-    the
+    On Bernoulli arms (a :class:`~bai_lib.BetaPrior`) and Poisson arms (a
+    :class:`~bai_lib.GammaPrior`) the posterior is the conjugate Beta or Gamma one and the stop
+    uses the family's GLR statistic
+    (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); on more than two arms the
     challenger is then ``"resample"`` or ``"released"``.
 
     Parameters
@@ -266,7 +267,7 @@ class TTTS(IndifferenceZone, Algorithm):
     short_label: ClassVar[str] = "TTTS"
     color: ClassVar[str] = "#d1495b"
     needs_prior: ClassVar[bool] = True
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli")
+    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.challenger, tuple(CHALLENGERS), "challenger")
@@ -280,27 +281,26 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger != "exact" else 10**9
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, bernoulli) -> Bound:
-        """For Bernoulli rewards (``prior`` a :class:`~bai_lib.BetaPrior`), the conjugate Beta
-        posterior and the Bernoulli GLR statistic
-        (:class:`~bai_lib.algorithms.ttts_bernoulli.TTTSBetaSteps`); the exact
-        challenger samples
-        Gaussian posteriors, so with ``k > 2`` arms the challenger is ``"resample"`` or
-        ``"released"``."""
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+        """For Bernoulli and Poisson rewards (``prior`` a :class:`~bai_lib.BetaPrior` or a
+        :class:`~bai_lib.GammaPrior`), the conjugate posterior and the family's GLR statistic
+        (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); the exact
+        challenger samples Gaussian posteriors, so with ``k > 2`` arms the challenger is
+        ``"resample"`` or ``"released"``."""
         sig = noise_stds
-        name = self.glr_rule("bernoulli" if bernoulli else "gaussian") or self.threshold
+        name = self.glr_rule(rewards) or self.threshold
         levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size, name)
         th = GLRThreshold(GLR_THRESHOLDS[name], 1.0, 0.0)
         challenger, beta = CHALLENGERS[self.challenger], float(self.beta)
-        if bernoulli:
+        if rewards != "gaussian":
             if self.challenger == "exact" and sig.size > 2:
-                raise ValueError("challenger='exact' samples Gaussian posteriors; with Bernoulli "
-                                 "rewards on k > 2 arms use challenger='resample' or 'released'")
-            steps = TTTSBetaSteps(beta, challenger)
+                raise ValueError(f"challenger='exact' samples Gaussian posteriors; with "
+                                 f"rewards={rewards!r} on k > 2 arms use challenger='resample' "
+                                 f"or 'released'")
+            steps = TTTSConjugateSteps(beta, challenger, reward_model(rewards).bundle())
             data = (np.array(prior.a, dtype=np.float64), np.array(prior.b, dtype=np.float64))
         else:
             steps = TTTSSteps(beta, challenger)
             data = (np.array(prior.means, dtype=np.float64),
                     np.array(prior.stds, dtype=np.float64))
-        return bind_glr(steps, data, "bernoulli" if bernoulli else "gaussian", sig, th, levels,
-                        d0s, logcs, max_samples)
+        return bind_glr(steps, data, rewards, sig, th, levels, d0s, logcs, max_samples)

@@ -3,7 +3,8 @@
 The GLR statistic of "``a`` beats ``b``" is ``Z_ab = (μ̂_a − μ̂_b)² / (2 (v_a + v_b))`` with
 ``v_i = var_i / N_i`` (Garivier & Kaufmann, 2016), and Track-and-Stop's weights are those of
 :func:`bai_lib.oracle.solve_oracle`. The functions are those of
-:mod:`bai_lib.families.family`, for the bundle :class:`Gaussian`.
+:mod:`bai_lib.families.family`, for the bundle :class:`Gaussian`; :data:`MODEL` describes the
+family to the layers above.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .. import _rng
 from ..oracle import solve_oracle as _gaussian_oracle
+from ..priors import GaussianPrior
 from . import family
+from .family import RewardModel
 
-__all__ = ["Gaussian", "draw", "observe", "glr_passes", "challenger_cost", "solve_oracle"]
+__all__ = ["Gaussian", "MODEL", "draw", "observe", "glr_passes", "challenger_cost",
+           "solve_oracle"]
 
 class Gaussian(NamedTuple):
     """The bundle of gaussian arms in the compiled loops (no constants: the
@@ -90,3 +95,11 @@ def solve_oracle(fam: Gaussian, mh: np.ndarray, var: np.ndarray, best: int, w: n
 
 
 family.register(Gaussian, sys.modules[__name__])
+
+#: The Gaussian family as the layers above the kernels see it.
+MODEL = RewardModel(
+    name="gaussian", bundle=Gaussian, prior=GaussianPrior, describe="N(μ_i, σ_i²)",
+    mean_range=(-np.inf, np.inf), noise_std=None, sub_gaussian=True,
+    kernel_means=lambda means: means,
+    prior_means=lambda prior, seed, n_runs, first_run: _rng.prior_means(
+        prior.means, prior.stds, seed, n_runs, first_run=first_run))

@@ -1,7 +1,9 @@
-"""Top-Two Thompson Sampling on Bernoulli arms, with the conjugate Beta posterior.
+"""Top-Two Thompson Sampling with a conjugate posterior of two shape parameters: Beta on
+Bernoulli arms, Gamma on Poisson arms.
 
-The sampling rule of :class:`~bai_lib.algorithms.TTTS` for Bernoulli rewards (a
-:class:`~bai_lib.BetaPrior`); the Gaussian rule and the specification are in
+The sampling rule of :class:`~bai_lib.algorithms.TTTS` for the families with a conjugate
+posterior (:data:`bai_lib.families.family.CONJUGATE`: a :class:`~bai_lib.BetaPrior` or a
+:class:`~bai_lib.GammaPrior`); the Gaussian rule and the specification are in
 :mod:`bai_lib.algorithms.ttts`.
 """
 
@@ -13,38 +15,41 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._variates import beta_variate
+from ..families import family as F
 from .challenger import TTTS_MAX_RESAMPLE, leader_coin
 from .glr import register
 
-__all__ = ["TTTSBetaSteps"]
+__all__ = ["TTTSConjugateSteps"]
 
 _NEG_INF = -np.inf
 _NONE = np.empty(0)  # an unused state slot
 
 
 @njit(cache=True, nogil=True)
-def _beta_draw_argmax(state, A, B, skip):
-    """The argmax, over the arms other than ``skip`` (``-1``: none), of one draw of the Beta
-    posteriors ``Beta(A_i, B_i)``, drawn in arm order."""
+def _draw_argmax(fam, state, A, B, skip):
+    """The argmax, over the arms other than ``skip`` (``-1``: none), of one draw of the
+    posteriors of shapes ``(A_i, B_i)``, drawn in arm order."""
     best = -1
     best_val = _NEG_INF
     for i in range(A.size):
         if i != skip:
-            x = beta_variate(state, A[i], B[i])
+            x = F.posterior_draw(fam, state, A[i], B[i])
             if best < 0 or x > best_val:
                 best_val = x
                 best = i
     return best
 
 
-class TTTSBetaSteps(NamedTuple):
-    """The sampling rule of Top-Two Thompson Sampling on Bernoulli arms, with the
-    conjugate Beta posterior, for :func:`bai_lib.algorithms.glr.glr_run`.
+class TTTSConjugateSteps(NamedTuple):
+    """The sampling rule of Top-Two Thompson Sampling with the conjugate posterior of the reward
+    family, for :func:`bai_lib.algorithms.glr.glr_run`.
 
-    Under the prior ``Beta(a_i, b_i)`` arm ``i``'s posterior after ``S_i`` successes in ``N_i``
-    pulls is ``Beta(a_i + S_i, b_i + N_i - S_i)``; a posterior draw is one
-    :func:`bai_lib._variates.beta_variate` per arm, in arm order. The steps are those of
+    Arm ``i``'s posterior has shapes ``(A_i, B_i)``, those of the prior updated by each reward
+    (:func:`~bai_lib.families.family.posterior_update`): under ``Beta(a_i, b_i)`` after ``S_i``
+    successes in ``N_i`` pulls it is ``Beta(a_i + S_i, b_i + N_i - S_i)``, under
+    ``Gamma(a_i, b_i)`` (shape, rate) after counts summing to ``S_i`` in ``N_i`` pulls
+    ``Gamma(a_i + S_i, b_i + N_i)``. A posterior draw is one
+    :func:`~bai_lib.families.family.posterior_draw` per arm, in arm order. The steps are those of
     :class:`~bai_lib.algorithms.ttts.TTTSSteps`: the coin
     (:func:`~bai_lib.algorithms.challenger.leader_coin`), the leader the argmax of a posterior draw,
     and with probability ``1 - β`` a challenger instead:
@@ -55,8 +60,8 @@ class TTTSBetaSteps(NamedTuple):
     * ``challenger = 1`` (``"resample"``): the posterior is re-drawn, at most
       :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, until its argmax differs from
       the leader; if none does, the arm most likely to beat the leader under a normal approximation
-      of the posteriors, ``argmin_{j≠B} (m_B − m_j) / sqrt(s_B² + s_j²)`` with the Beta means ``m``
-      and standard deviations ``s``.
+      of the posteriors, ``argmin_{j≠B} (m_B − m_j) / sqrt(s_B² + s_j²)`` with the posterior
+      means ``m`` and standard deviations ``s``.
     * ``challenger = 2`` (``"released"``): the argmax over the other arms of one fresh draw.
 
     Attributes
@@ -65,13 +70,17 @@ class TTTSBetaSteps(NamedTuple):
         Probability of sampling the leader, in ``(0, 1)``.
     challenger : int
         ``1`` or ``2`` (:data:`~bai_lib.algorithms.ttts.CHALLENGERS`).
+    family : NamedTuple
+        The family's bundle (:class:`~bai_lib.families.bernoulli.Bernoulli`,
+        :class:`~bai_lib.families.poisson.Poisson`), for the steps that receive no ``fam``.
 
     Its arrays (the ``data`` of :func:`~bai_lib.algorithms.glr.glr_run`) are ``(prior_a, prior_b)``,
-    the shapes of the prior ``Beta(a_i, b_i)`` of each arm.
+    the shapes of each arm's prior.
     """
 
     beta: float
     challenger: int
+    family: NamedTuple
 
 
 @njit(cache=True, nogil=True)
@@ -79,8 +88,7 @@ def _start(steps, data, mh, var):
     A = data[0].copy()
     B = data[1].copy()
     for i in range(mh.size):
-        A[i] += mh[i]
-        B[i] += 1.0 - mh[i]
+        F.posterior_update(steps.family, A, B, i, mh[i])
     # carried: the leader coin's bits (leader_coin)
     return (A, B, _NONE, _NONE, _NONE, _NONE), (np.uint64(0), np.int64(0))
 
@@ -93,49 +101,46 @@ def _choose(steps, A, B, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma
     if k == 2 and steps.beta == 0.5:
         arm = 1 if coin else 0
     else:
-        leader = _beta_draw_argmax(state, A, B, -1)
+        leader = _draw_argmax(fam, state, A, B, -1)
         if coin:
             arm = leader
         elif k == 2:
             arm = 1 - leader
         elif steps.challenger == 2:
-            arm = _beta_draw_argmax(state, A, B, leader)
+            arm = _draw_argmax(fam, state, A, B, leader)
         else:
             arm = leader
             for _ in range(TTTS_MAX_RESAMPLE):
-                c = _beta_draw_argmax(state, A, B, -1)
+                c = _draw_argmax(fam, state, A, B, -1)
                 if c != leader:
                     arm = c
                     break
             if arm == leader:
-                arm = _likeliest_rival(A, B, leader)
+                arm = _likeliest_rival(fam, A, B, leader)
     return arm, (bits, nbits)
 
 
 @njit(cache=True, nogil=True)
 def _update(steps, A, B, _2, _3, _4, _5, carry, arm, x, N, S, var):
-    A[arm] += x
-    B[arm] += 1.0 - x
+    F.posterior_update(steps.family, A, B, arm, x)
     return carry
 
 
 @njit(cache=True, nogil=True)
-def _likeliest_rival(A, B, leader):
-    """``argmin_{j != leader} (m_L - m_j) / sqrt(s_L² + s_j²)`` for the ``Beta(A, B)`` means
-    ``m`` and standard deviations ``s``."""
+def _likeliest_rival(fam, A, B, leader):
+    """``argmin_{j != leader} (m_L - m_j) / sqrt(s_L² + s_j²)`` for the posterior means ``m``
+    and standard deviations ``s`` (:func:`~bai_lib.families.family.posterior_moments`)."""
     arm = -1
     best_score = np.inf
-    n_l = A[leader] + B[leader]
-    m_l = A[leader] / n_l
-    v_l = A[leader] * B[leader] / (n_l * n_l * (n_l + 1.0))
+    m_l, v_l = F.posterior_moments(fam, A[leader], B[leader])
     for j in range(A.size):
         if j != leader:
-            n_j = A[j] + B[j]
-            score = (m_l - A[j] / n_j) / math.sqrt(v_l + A[j] * B[j] / (n_j * n_j * (n_j + 1.0)))
+            m_j, v_j = F.posterior_moments(fam, A[j], B[j])
+            score = (m_l - m_j) / math.sqrt(v_l + v_j)
             if arm < 0 or score < best_score:
                 best_score = score
                 arm = j
     return arm
 
 
-register(TTTSBetaSteps, _start, _choose, _update)
+register(TTTSConjugateSteps, _start, _choose, _update)
