@@ -1,8 +1,10 @@
 """A cell of a sweep: one configuration of :func:`bai_lib.simulate` over all its runs.
 
 A :class:`Cell` names what one simulation call does (a registered algorithm specification, a
-Gaussian prior, noise levels, ``δ``, seed, runs, cap) and round-trips through a JSON-able
-description, whose hash is the cell's id in the result store. It sits below the store and the
+prior of any reward family, noise levels, ``δ``, seed, runs, cap) and round-trips through a
+JSON-able description, whose hash is the cell's id in the result store. The prior's class sets
+the reward family (:func:`bai_lib.families.model_of_prior`: a Gaussian prior Gaussian rewards, a
+Beta prior Bernoulli rewards, a Gamma prior Poisson rewards). It sits below the store and the
 sweep, which both read cells (:mod:`bai_lib.store`, :mod:`bai_lib.sweep`).
 """
 
@@ -19,10 +21,17 @@ from typing import Optional
 import numpy as np
 
 from .algorithms import ALGORITHMS, Algorithm
+from .beta_prior import BetaPrior
+from .families import model_of_prior
+from .gamma_prior import GammaPrior
 from .plan import RunPlan
 from .priors import GaussianPrior
 
-__all__ = ["Cell", "ConfigError", "noise_label", "read_description"]
+#: The priors with two shape parameters a cell describes by family name (``"beta"``,
+#: ``"gamma"``); a Gaussian prior by its means and standard deviations.
+SHAPE_PRIORS = {"beta": BetaPrior, "gamma": GammaPrior}
+
+__all__ = ["Cell", "ConfigError", "noise_label", "read_description", "SHAPE_PRIORS"]
 
 
 class ConfigError(ValueError):
@@ -79,7 +88,8 @@ class Cell:
     ----------
     algorithm : Algorithm
         A registered specification (its options must be plain values).
-    prior : GaussianPrior
+    prior : GaussianPrior, BetaPrior or GammaPrior
+        Its class sets the reward family (Gaussian, Bernoulli, Poisson arms).
     noise_stds : tuple of float
     delta : float
     seed : int
@@ -92,7 +102,7 @@ class Cell:
     """
 
     algorithm: Algorithm
-    prior: GaussianPrior
+    prior: GaussianPrior | BetaPrior | GammaPrior
     noise_stds: tuple
     delta: float
     seed: int
@@ -106,13 +116,18 @@ class Cell:
         if ALGORITHMS.get(name) is not type(self.algorithm):
             raise ConfigError(f"algorithm: {self.algorithm!r} is not a registered specification")
         p = self.prior
+        if isinstance(p, GaussianPrior):  # the keys of every Gaussian cell, so its id stays
+            prior = {"prior_means": [float(x) for x in p.means],
+                     "prior_stds": [float(x) for x in p.stds]}
+        else:
+            prior = {"prior": {"family": self._shape_family, "a": [float(x) for x in p.a],
+                               "b": [float(x) for x in p.b]}}
         return {
             "algorithm": name,
             "options": _jsonable(_spec_options(self.algorithm), f"algorithm {name}"),
             "algorithm_label": self.algorithm.label,
             "k": p.k,
-            "prior_means": [float(x) for x in p.means],
-            "prior_stds": [float(x) for x in p.stds],
+            **prior,
             "prior_label": self.prior_label,
             "noise_stds": [float(x) for x in self.noise_stds],
             "delta": float(self.delta),
@@ -124,11 +139,27 @@ class Cell:
         }
 
     @property
+    def _shape_family(self) -> str:
+        return next(name for name, cls in SHAPE_PRIORS.items() if isinstance(self.prior, cls))
+
+    @property
+    def rewards(self) -> str:
+        """The reward family of the cell's runs, set by its prior's class."""
+        return model_of_prior(self.prior).name
+
+    @property
     def prior_label(self) -> str:
-        """``N(0, 1)^k`` for the standard prior, else ``custom (k = ...)``."""
+        """``N(0, 1)^k`` for the standard prior, else ``custom (k = ...)``; for a Beta or Gamma
+        prior with one law for every arm ``Beta(a, b)^k`` or ``Gamma(a, b)^k``, else
+        ``Beta, custom (k = ...)``."""
         p = self.prior
-        standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
-        return f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})"
+        if isinstance(p, GaussianPrior):
+            standard = bool(np.all(p.means == 0.0) and np.all(p.stds == 1.0))
+            return f"N(0, 1)^{p.k}" if standard else f"custom (k = {p.k})"
+        name = type(p).__name__.removesuffix("Prior")
+        if np.all(p.a == p.a[0]) and np.all(p.b == p.b[0]):
+            return f"{name}({p.a[0]:g}, {p.b[0]:g})^{p.k}"
+        return f"{name}, custom (k = {p.k})"
 
     def plan(self, first: int, stop: int) -> RunPlan:
         """Runs ``first, ..., stop - 1`` of this cell, checked (:class:`~bai_lib.plan.RunPlan`)."""
@@ -152,6 +183,9 @@ class Cell:
     def from_description(cls, d: dict) -> "Cell":
         """The cell that :meth:`description` describes (its inverse)."""
         spec = ALGORITHMS[d["algorithm"]](**d["options"])
-        return cls(spec, GaussianPrior(d["prior_means"], d["prior_stds"]),
+        shaped = d.get("prior")
+        prior = (GaussianPrior(d["prior_means"], d["prior_stds"]) if shaped is None
+                 else SHAPE_PRIORS[shaped["family"]](shaped["a"], shaped["b"]))
+        return cls(spec, prior,
                    tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"],
                    None if d.get("means") is None else tuple(d["means"]))

@@ -14,18 +14,25 @@ Configuration (TOML)::
     runs = 10000           # required: runs per cell
     shard_runs = 1000      # optional: runs per shard (default 1000)
     max_samples = 1e7      # optional: censoring cap (default: each algorithm's own)
-    noise_std = 1.0        # optional: reward noise, one level (default 1); a list is per arm
+    noise_std = 1.0        # optional: reward noise, one level (default 1, and for Beta and
+                           # Gamma priors their family's: 1/2 for Bernoulli, 1 for Poisson
+                           # arms); a list is per arm
 
     [grid]                 # the cells are every combination of these lists
     algorithm = ["elimination", {name = "elimination", delta0_factor = 1}, "ttts"]
     arms = [2, 10]         # standard Gaussian prior N(0, 1) per arm unless a prior is given
     delta = [0.1, 0.01]
     # prior = [{means = [0, 0], stds = [1, 2]}]   # optional; replaces the standard prior
+    # prior = [{family = "beta", a = 3, b = 97}]  # Bernoulli arms (conversions), Beta(a, b)
+    # prior = [{family = "gamma", a = [4, 4], b = [8, 8]}]  # Poisson arms, Gamma(shape, rate)
     # noise_std = [1.0, [0.5, 2.0]]   # optional: levels, each a number or one value per arm
     # means = [[1.0, 0.0], [1.0, 0.9]]  # optional: fixed instances instead of prior draws
 
 An algorithm is a name of :data:`bai_lib.algorithms.ALGORITHMS` or a table with ``name`` and
-the options of its specification. A fixed instance goes with the priors of its number of arms
+the options of its specification. A prior's family sets the rewards of its cells
+(:func:`bai_lib.families.model_of_prior`): Gaussian, Bernoulli (``family = "beta"``) or Poisson
+(``family = "gamma"``); scalar parameters are repeated over ``grid.arms``. A fixed instance
+goes with the priors of its number of arms
 (the standard prior of that k when the grid names no prior or arms); every ``arms`` value,
 prior, instance and per-arm noise level must fit one another, or the grid is refused. Every
 key is checked; an error names the key and the value. Before any cell is built the size is
@@ -51,7 +58,8 @@ import numpy as np
 from . import _validate as V
 from ._rng import RUN_MAX
 from .algorithms import ALGORITHMS, Algorithm
-from .cell import Cell, ConfigError
+from .cell import SHAPE_PRIORS, Cell, ConfigError
+from .families import model_of_prior
 from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
@@ -149,19 +157,27 @@ def _algorithm(entry, key) -> Algorithm:
     raise ConfigError(f"{key} = {entry!r}: give an algorithm name or a table with 'name'")
 
 
-def _prior(entry, key, arms) -> GaussianPrior:
-    if not isinstance(entry, dict) or set(entry) - {"means", "stds"} or not entry:
-        raise ConfigError(f"{key} = {entry!r}: give a table {{means = [...], stds = [...]}}")
-    means = entry.get("means", 0.0)
-    stds = entry.get("stds", 1.0)
-    if not isinstance(means, list) and not isinstance(stds, list):
-        if arms is None:
-            raise ConfigError(f"{key} = {entry!r}: scalar means and stds need grid.arms")
-    k = len(means) if isinstance(means, list) else len(stds) if isinstance(stds, list) else arms
-    m = means if isinstance(means, list) else [means] * k
-    s = stds if isinstance(stds, list) else [stds] * k
+def _prior(entry, key, arms):
+    """The prior of the table ``entry``: ``{means, stds}`` (Gaussian) or ``{family, a, b}``
+    (``family`` a key of :data:`bai_lib.cell.SHAPE_PRIORS`); a scalar is repeated over
+    ``arms``."""
+    family = entry.get("family", "gaussian") if isinstance(entry, dict) else None
+    names = ("means", "stds") if family == "gaussian" else ("a", "b")
+    if (not isinstance(entry, dict) or not entry or family not in ("gaussian", *SHAPE_PRIORS)
+            or set(entry) - {"family", *names}
+            or (family != "gaussian" and set(names) - set(entry))):
+        raise ConfigError(f"{key} = {entry!r}: give a table {{means = [...], stds = [...]}}, "
+                          f"{{family = \"beta\", a = [...], b = [...]}} or "
+                          f"{{family = \"gamma\", a = [...], b = [...]}}")
+    first = entry.get(names[0], 0.0)
+    second = entry.get(names[1], 1.0)
+    if not isinstance(first, list) and not isinstance(second, list) and arms is None:
+        raise ConfigError(f"{key} = {entry!r}: scalar {names[0]} and {names[1]} need grid.arms")
+    k = len(first) if isinstance(first, list) else len(second) if isinstance(second, list) else arms
+    x = first if isinstance(first, list) else [first] * k
+    y = second if isinstance(second, list) else [second] * k
     try:
-        return GaussianPrior(m, s)
+        return (GaussianPrior if family == "gaussian" else SHAPE_PRIORS[family])(x, y)
     except ValueError as e:
         raise ConfigError(f"{key} = {entry!r}: {e}") from None
 
@@ -307,6 +323,8 @@ def _parse(config: dict) -> Sweep:
                         raise ConfigError(f"{key} = {list(sigma)!r}: {len(sigma)} values, one "
                                           f"per arm, but the grid has a prior with k = "
                                           f"{prior.k}")
+                    if key == "noise_std" and "noise_std" not in config:  # the family's
+                        sigma = model_of_prior(prior).noise_std or sigma
                     stds = sigma if isinstance(sigma, tuple) else (sigma,) * prior.k
                     for delta in levels:
                         cells.append(Cell(spec, prior, stds, delta, seed, runs, cap, m))

@@ -1,0 +1,65 @@
+"""Sweeps and cells speak every reward family: Beta priors (Bernoulli arms) and Gamma priors
+(Poisson arms) in the configuration, the cell's description and id, the store and its summary."""
+
+import numpy as np
+import pytest
+
+from bai_lib import BetaPrior, GammaPrior, GaussianPrior, simulate
+from bai_lib.algorithms import Elimination, TTUCB
+from bai_lib.cell import Cell, ConfigError
+from bai_lib.sweep import parse_sweep, run_sweep, summary_table
+
+CONFIG = {"seed": 5, "runs": 12, "shard_runs": 5,
+          "grid": {"algorithm": ["ttucb", {"name": "elimination", "widths": "kl"}],
+                   "arms": [3], "delta": [0.1],
+                   "prior": [{"family": "beta", "a": 3, "b": 7},
+                             {"family": "gamma", "a": [4, 4, 4], "b": [8, 8, 8]}]}}
+
+
+def test_a_sweep_runs_beta_and_gamma_priors_as_simulate_does(tmp_path):
+    sweep = parse_sweep(CONFIG)
+    assert sorted({c.rewards for c in sweep.cells}) == ["bernoulli", "poisson"]
+    assert {c.prior_label for c in sweep.cells} == {"Beta(3, 7)^3", "Gamma(4, 8)^3"}
+    # without a noise level the family's: 1/2 for Bernoulli arms, 1 for Poisson arms
+    assert {c.rewards: c.noise_stds[0] for c in sweep.cells} == {"bernoulli": 0.5,
+                                                                 "poisson": 1.0}
+    store = run_sweep(sweep, tmp_path / "store", progress=False)
+    table = store.table()
+    for cell in sweep.cells:
+        rows = table[table["config"] == cell.id].sort_values("run")
+        res = simulate(cell.algorithm, cell.prior, None, cell.delta, cell.runs, cell.seed,
+                       progress=False)
+        assert res.rewards == cell.rewards
+        assert np.array_equal(rows["tau"].to_numpy(), res.stopping_times), cell.prior_label
+        assert np.array_equal(rows["recommendation"].to_numpy(), res.recommendations)
+    text = summary_table(store)
+    assert "Beta(3, 7)^3" in text and "Gamma(4, 8)^3" in text
+
+
+@pytest.mark.parametrize("prior", [BetaPrior([1, 2], [3, 4]), GammaPrior([2, 3], [1, 0.5]),
+                                   GaussianPrior([0, 1], [1, 2])], ids=["beta", "gamma", "gauss"])
+def test_a_cell_round_trips_through_its_description(prior):
+    cell = Cell(TTUCB(), prior, (1.0, 1.0), 0.1, 3, 10)
+    back = Cell.from_description(cell.description())
+    assert back.prior == prior and type(back.prior) is type(prior)
+    assert back.id == cell.id and back.rewards == cell.rewards
+
+
+def test_a_gaussian_cell_keeps_its_description_keys():
+    """The id of every Gaussian cell of an existing store is unchanged: its description has the
+    same keys as before the families (no ``prior`` entry)."""
+    d = Cell(Elimination(), GaussianPrior.standard(2), (1.0, 1.0), 0.1, 1, 10).description()
+    assert "prior" not in d and d["prior_means"] == [0.0, 0.0] and d["prior_stds"] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("entry, match", [
+    ({"family": "beta", "a": 3}, "give a table"),
+    ({"family": "poisson", "a": 3, "b": 1}, "give a table"),
+    ({"family": "gamma", "a": 3, "b": 1, "means": 2}, "give a table"),
+    ({"family": "beta", "a": -1, "b": 2}, r"grid.prior\[0\].*a must"),
+])
+def test_bad_family_priors_are_refused_by_key(entry, match):
+    config = {"seed": 1, "runs": 2, "grid": {"algorithm": ["ttucb"], "arms": [2],
+                                             "delta": [0.1], "prior": [entry]}}
+    with pytest.raises(ConfigError, match=match):
+        parse_sweep(config)
