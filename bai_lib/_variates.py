@@ -201,21 +201,8 @@ def prior_gamma_means(a, b, seed: int, n_runs: int, first_run: int = 0) -> np.nd
     ``prior_gamma_means(a, b, s, n - m, first_run=m)``) and the result depends on nothing else
     (not on threads). The states are derived ``65,536`` runs at a time, so the memory is that of
     the result. Entries are ``>= 0``: for shapes near ``1e-2`` a draw may underflow to ``0``
-    (see :func:`gamma_variate`).
-
-    Parameters
-    ----------
-    a, b : array_like, shape (k,)
-        Finite positive shapes and rates, ``k >= 1`` (the shapes tested in ``[1e-2, 1e7]``).
-    seed : int
-        Seed in ``[0, 2**64 - 1]``.
-    n_runs : int
-        Number of runs (rows), ``>= 0``.
-    first_run : int
-        Index of the first run (a shard of runs ``first_run, ..., first_run + n_runs - 1``).
-
-    Returns
-    -------
-    ndarray of float64, shape (n_runs, k)
+    (see :func:`gamma_variate`). The arguments are those of :func:`prior_beta_means`, ``a`` and
+    ``b`` the finite positive shapes and rates (the shapes tested in ``[1e-2, 1e7]``); the
+    result is a float64 array of shape ``(n_runs, k)``.
     """
     return _prior_means(a, b, seed, n_runs, first_run, beta=False)
