@@ -137,6 +137,14 @@ def test_bad_input_is_refused_by_name():
         simulate(TTUCB(), H, None, 0.1, 2, 1, rewards="counts")
 
 
+def test_no_stopping_time_cap_is_claimed_for_poisson_arms():
+    """Algorithm 1's cap ``k n*`` rests on sub-Gaussian widths; Poisson KL widths grow with the
+    mean, so no cap is claimed under a Gamma prior (one is under a Beta prior)."""
+    assert Elimination(widths="kl").max_stopping_time(H, np.ones(3), 0.1) is None
+    assert Elimination().max_stopping_time(BetaPrior([1, 1], [1, 1]), np.full(2, 0.5),
+                                           0.1) > 0
+
+
 def test_noelim_with_kl_widths_runs_and_names_its_family():
     res = simulate(NoElim(widths="kl"), H, None, 0.1, 20, 4, progress=False)
     assert res.rewards == "poisson" and not np.any(res.censored)

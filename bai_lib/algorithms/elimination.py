@@ -17,7 +17,7 @@ from ..confidence import (conf_factor, conf_level, conf_log_const, first_indiffe
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 from ..families import family as F
-from ..families import family_bundle
+from ..families import family_bundle, model_of_prior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .base import Algorithm, Bound, gap_cost, one_level
@@ -433,9 +433,12 @@ class Elimination(Algorithm):
 
     def max_stopping_time(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
                           delta: float) -> Optional[int]:
-        """``k n*`` (:func:`bai_lib.confidence.stopping_time_cap`) with a common noise level."""
+        """``k n*`` (:func:`bai_lib.confidence.stopping_time_cap`) with a common noise level;
+        ``None`` for a prior over the means of rewards that are not sub-Gaussian (a
+        :class:`~bai_lib.GammaPrior`: the KL widths of Poisson arms have no bound in ``σ``)."""
         sigma = np.asarray(noise_stds, dtype=float)
-        if not np.all(sigma == sigma[0]):
+        model = model_of_prior(prior)
+        if not np.all(sigma == sigma[0]) or (model is not None and not model.sub_gaussian):
             return None
         return stopping_time_cap(delta, self.resolve_delta0(prior, delta), sigma.size,
                                  float(sigma[0]))
