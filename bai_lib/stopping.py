@@ -26,7 +26,8 @@ over arrays.
 Two of the thresholds carry a proof of :math:`\\delta`-correctness for *any* sampling rule, and
 they are the ones the indifference stop of the GLR algorithms uses for its GLR share
 (:data:`PROVEN_GLR_THRESHOLDS`): ``"kk2021"`` for Gaussian arms and ``"union"`` for Bernoulli
-arms (and any one-parameter exponential family); :func:`proven_glr_beta` gives their proofs.
+and Poisson arms (any one-parameter exponential family); :func:`proven_glr_beta` gives their
+proofs.
 The others are heuristics: ``"chernoff"`` (the paper's TTTS) and ``"gk2016"`` are below what a
 proof covers, and TTUCB's ``c(t, δ)`` with ``C_G(x) ≈ x + log x`` (the paper's experiments) is
 below the proven ``"kk2021"``, whose ``C_G`` is the exact minimum.
@@ -130,7 +131,7 @@ def proven_glr_beta(t: ArrayLike, delta: float, k: int = 2,
     ``k - 1`` arms ``ı̂ ≠ i*`` gives ``δ``. This is TTUCB's ``c(t, δ)`` as Jourdan & Degenne
     (2022) prove it: multiplier 2, ``log(t/2)``, exact ``C_G``.
 
-    ``"bernoulli"`` (rule ``"union"``): ``β`` solves
+    ``"bernoulli"`` and ``"poisson"`` (rule ``"union"``): ``β`` solves
 
     .. math:: (1 + \\beta)\\, e^{-\\beta} = \\frac{16\\,\\delta}{(k-1)\\, t^2 (t+2)^2}.
 
@@ -283,10 +284,10 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
         TTUCB threshold convention (:data:`TTUCB_THRESHOLDS`): ``2c`` (released) or ``c``.
     log_term : {"released", "printed"}
         TTUCB ``log((t-1)/2)`` (released) or ``log(t/2)`` (:data:`TTUCB_LOG_TERMS`).
-    rewards : {"gaussian", "bernoulli"}
+    rewards : {"gaussian", "bernoulli", "poisson"}
         The reward model, which decides the proven threshold of a specification with the
         indifference stop (for Bernoulli arms the level is that of twice the Bernoulli GLR
-        statistic).
+        statistic; Poisson arms refuse the indifference stop).
     """
     if callable(getattr(algorithm, "stopping_threshold", None)):
         if getattr(algorithm, "indifference", False):
