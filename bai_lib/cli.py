@@ -176,7 +176,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _dispatch(args) -> int:
     from .store import ResultStore
-    from .sweep import load_sweep, parse_sweep, require_scale, run_sweep, summary_table
+    from .formatting import summary_table
+    from .sweep import load_sweep, parse_sweep, require_scale, run_sweep
 
     require_scale(getattr(args, "executor", "local"))  # before any work, every missing module
 

@@ -174,7 +174,7 @@ def indifference_split(delta: float) -> tuple[float, float]:
 
     * the GLR stop errs: probability at most ``δ_glr`` on every instance, so also under the
       prior, for a threshold proven ``δ_glr``-correct whatever the sampling rule
-      (:func:`bai_lib.stopping.proven_glr_beta`, the default ``indifference_glr="proven"``);
+      (:func:`bai_lib.stopping.glr_beta`, the default ``indifference_glr="proven"``);
       with the algorithm's own threshold (``"own"``) this step has no proof;
     * some interval misses its arm's mean at some pull count: at most ``2 exp(-c²n/2)`` per
       arm and pull count ``n`` (two-sided sub-Gaussian tails), ``π⁴δ_conf²/36`` in all

@@ -4,19 +4,25 @@ The book's tables show counts with thousands separators or three significant dig
 e-notation), rates in percent and intervals as ``[a, b]``. :func:`table` builds a
 :class:`pandas.DataFrame` of such strings that myst-nb renders as an HTML table; pandas is
 imported only when a table is built, so the core library does not depend on it.
+:func:`summary_table` writes a result store's summary with the same formatters, for the
+command line.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, Sequence
+
+from . import _validate as V
+from .store import ResultStore
 
 if TYPE_CHECKING:  # pandas is imported only when a table is built
     import pandas as pd
 
 __all__ = ["count", "counted", "counted_of", "count_with", "rate", "interval", "in_range",
-           "number", "table"]
+           "number", "table", "SUMMARY_COLUMNS", "summary_table"]
 
 _SUFFIX = ((1e9, "billion"), (1e6, "million"))
 
@@ -219,3 +225,47 @@ def _whole_cells_table() -> type:
                 return super()._repr_html_()
 
     return WholeCells
+
+
+#: The columns of :func:`summary_table`: ``header -> (column of the store's summary, formatter)``.
+SUMMARY_COLUMNS: dict[str, tuple] = {
+    "config": ("config", str), "algorithm": ("algorithm", str), "k": ("k", count),
+    "delta": ("delta", number), "prior": ("prior", str), "means": ("means", str),
+    "noise": ("noise", str), "n_runs": ("n_runs", count), "avg": ("avg", count),
+    "median": ("median", count), "q90": ("q90", count), "q99": ("q99", count),
+    "max": ("max", count), "error": ("error", lambda e: rate(e, 2)),
+    "error 95% CI": (("error_lo", "error_hi"), lambda lo, hi: interval(lo, hi,
+                                                                      lambda e: rate(e, 2))),
+    "n_censored": ("n_censored", count)}
+
+
+def summary_table(store: ResultStore | str | Path, fmt: str = "text",
+                  left_out: Optional[dict] = None) -> str:
+    """The summary of a result store, one row per complete cell, as text, CSV or Markdown.
+
+    Parameters
+    ----------
+    store : ResultStore or path
+        The store (:class:`~bai_lib.store.ResultStore`, or its directory).
+    fmt : {"text", "csv", "markdown"}
+        ``"csv"`` gives the numbers of :meth:`~bai_lib.store.ResultStore.summary` unformatted
+        (the error interval as ``error_lo`` and ``error_hi``); ``"text"`` and ``"markdown"``
+        format them for people, as the book's tables do (:data:`SUMMARY_COLUMNS`).
+    left_out : dict, optional
+        Filled with the cells left out, as by :meth:`~bai_lib.store.ResultStore.summary`.
+    """
+    V.choice(fmt, ("text", "csv", "markdown"), "format")
+    store = store if isinstance(store, ResultStore) else ResultStore(store)
+    df = store.summary(left_out)
+    raw = [key for key, _ in SUMMARY_COLUMNS.values()]
+    raw = [k for key in raw for k in (key if isinstance(key, tuple) else (key,))]
+    df = df.reindex(columns=raw) if df.empty else df[raw]
+    if fmt == "csv":
+        return df.to_csv(index=False)
+    text = table(df.to_dict("records"), SUMMARY_COLUMNS)
+    if fmt == "text":
+        return text.to_string(index=False) + "\n"
+    header = "| " + " | ".join(text.columns) + " |"
+    rule = "|" + "|".join("---" for _ in text.columns) + "|"
+    body = ["| " + " | ".join(row) + " |" for row in text.itertuples(index=False)]
+    return "\n".join([header, rule, *body]) + "\n"

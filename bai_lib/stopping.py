@@ -19,14 +19,15 @@ the defaults. With the two arms sampled equally, :math:`1/N_1 + 1/N_2 = 4/t`, so
 on an instance with gap :math:`g` ends near the fixed point :math:`t = 4\\sigma^2\\beta(t)/g^2`,
 which is what :func:`predicted_stopping_time` computes: the :math:`1/g^2` law behind Theorem 2.
 
-Every GLR threshold is defined here once, as a compiled scalar function the simulators call
-(:func:`glr_beta`, :func:`ttucb_threshold`); :func:`threshold` evaluates the same functions
-over arrays.
+Every threshold has one name here: a compiled scalar function the simulators call
+(:func:`glr_beta` for the GLR rules of :data:`GLR_THRESHOLDS`, :func:`ttucb_c` for TTUCB's
+``c(t, δ)``), and :func:`threshold`, which evaluates the same functions over arrays for a rule
+or a specification.
 
 Two of the thresholds carry a proof of :math:`\\delta`-correctness for *any* sampling rule, and
 they are the ones the indifference stop of the GLR algorithms uses for its GLR share
 (:data:`PROVEN_GLR_THRESHOLDS`): ``"kk2021"`` for Gaussian arms and ``"union"`` for Bernoulli
-and Poisson arms (any one-parameter exponential family); :func:`proven_glr_beta` gives their
+and Poisson arms (any one-parameter exponential family); :func:`glr_beta` gives their
 proofs.
 The others are heuristics: ``"chernoff"`` (the paper's TTTS) and ``"gk2016"`` are below what a
 proof covers, and TTUCB's ``c(t, δ)`` with ``C_G(x) ≈ x + log x`` (the paper's experiments) is
@@ -44,17 +45,18 @@ from numpy.typing import ArrayLike
 
 from . import _validate as V
 
-__all__ = ["GLR_THRESHOLDS", "PROVEN_GLR_THRESHOLDS", "glr_beta", "glr_level", "proven_glr_beta", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS", "ttucb_cg",
-           "ttucb_two_cg", "ttucb_threshold", "glr_threshold", "ttucb_glr_threshold",
-           "threshold", "predicted_stopping_time", "gap_for_stopping_time"]
+__all__ = ["GLR_THRESHOLDS", "PROVEN_GLR_THRESHOLDS", "TTUCB_THRESHOLDS", "TTUCB_LOG_TERMS",
+           "glr_beta", "glr_level", "ttucb_c", "ttucb_cg", "ttucb_two_cg", "threshold",
+           "predicted_stopping_time", "gap_for_stopping_time"]
 
 #: Codes of the GLR (Chernoff) stopping thresholds ``β(t, δ)`` understood by :func:`glr_beta`:
 #: ``"chernoff"`` is ``log(t/δ)`` (Chernoff's rule with ``C = α = 1``, the paper's TTTS);
 #: ``"gk2016"`` is ``log((log t + 1)/δ)``, the threshold Garivier & Kaufmann (2016) use in their
 #: experiments (smaller than the one their theorem covers); ``"kk2021"`` and ``"union"`` are
-#: the proven thresholds of :func:`proven_glr_beta`.
+#: the proven thresholds, whose proofs :func:`glr_beta` gives.
 GLR_THRESHOLDS = {"chernoff": 0, "gk2016": 1, "kk2021": 2, "union": 3}
-#: The GLR threshold proven ``δ``-correct for each reward model (:func:`proven_glr_beta`).
+#: The GLR threshold proven ``δ``-correct for each reward model whatever the sampling rule
+#: (proofs in :func:`glr_beta`).
 PROVEN_GLR_THRESHOLDS = {"gaussian": "kk2021", "bernoulli": "union", "poisson": "union"}
 
 #: The TTUCB threshold conventions, each the multiplier ``s`` of ``c(t, δ)`` on the squared
@@ -72,9 +74,45 @@ def glr_beta(t: float, level: float, rule: int) -> float:
     """GLR threshold ``β(t, δ)`` for rule code ``rule`` (:data:`GLR_THRESHOLDS`); increasing in ``t``.
 
     ``level`` is what the rule needs of ``δ`` and ``k``, computed once by :func:`glr_level`:
-    ``δ`` itself for ``"chernoff"`` and ``"gk2016"``. The Gaussian GLR test stops once
+    ``δ`` itself for ``"chernoff"`` and ``"gk2016"``. The GLR test stops once
     ``min_j Z_{best,j} >= β(t, δ)``, i.e. once the squared normalised gap of :func:`threshold`
-    reaches ``2β``.
+    reaches ``2β``. Over arrays, :func:`threshold` with the rule's name gives ``2β``.
+
+    The rules ``"kk2021"`` and ``"union"`` are proven ``δ``-correct whatever the sampling rule
+    (:data:`PROVEN_GLR_THRESHOLDS`): the GLR test ``min_{j≠ı̂} Z_{ı̂,j}(t) >= β(t, δ)`` then
+    recommends a wrong arm with probability at most ``δ`` on every instance.
+
+    ``"kk2021"``, for Gaussian arms with known variances:
+
+    .. math:: \\beta(t, \\delta) = 2 C_G\\Big(\\tfrac12 \\log\\tfrac{k-1}{\\delta}\\Big)
+        + 4 \\log\\big(4 + \\log(t/2)\\big),
+
+    with the exact ``C_G`` (:func:`ttucb_cg`). Proof: if ``ı̂ ≠ i*`` when the test passes, the
+    true means lie in the alternative ``{λ_ı̂ <= λ_{i*}}`` over which ``Z_{ı̂,i*}`` is an
+    infimum, so ``N_ı̂ d(μ̂_ı̂, μ_ı̂) + N_{i*} d(μ̂_{i*}, μ_{i*}) >= β(t, δ)``. Kaufmann & Koolen
+    (2021, *Mixture martingales revisited*, Theorem 9, with ``|S| = 2``) bound the probability
+    that this sum ever exceeds ``2 log(4 + log N_ı̂) + 2 log(4 + log N_{i*}) + 2 C_G(x/2)`` by
+    ``e^{-x}``; ``log(4 + log n)`` is concave and ``N_ı̂ + N_{i*} <= t``, so the two logarithms
+    are at most ``4 log(4 + log(t/2))``, and ``x = log((k-1)/δ)`` with a union bound over the
+    ``k - 1`` arms ``ı̂ ≠ i*`` gives ``δ``. This is TTUCB's ``c(t, δ)`` as Jourdan & Degenne
+    (2022) prove it: multiplier 2, ``log(t/2)``, exact ``C_G``.
+
+    ``"union"``, for Bernoulli and Poisson arms: ``β`` solves
+
+    .. math:: (1 + \\beta)\\, e^{-\\beta} = \\frac{16\\,\\delta}{(k-1)\\, t^2 (t+2)^2}.
+
+    Proof: with ``ı̂ ≠ i*``, taking ``λ_ı̂ = min(μ̂_ı̂, μ_ı̂)`` and
+    ``λ_{i*} = max(μ̂_{i*}, μ_{i*})`` in the infimum gives
+    ``Z_{ı̂,i*} <= X + Y`` with ``X = N_ı̂ kl⁺(μ̂_ı̂, μ_ı̂)`` (the upper deviation) and
+    ``Y = N_{i*} kl⁻(μ̂_{i*}, μ_{i*})``. For fixed counts ``(n, n')`` the two means are those of
+    the first ``n`` and ``n'`` rewards of independent arms, and Chernoff's bound gives
+    ``P(X >= x) <= e^{-x}`` and ``P(Y >= y) <= e^{-y}``, so ``X + Y`` is stochastically below a
+    Gamma(2, 1) variable: ``P(X + Y >= b) <= (1 + b) e^{-b}``. A union bound over the ``k - 1``
+    arms ``ı̂`` and over all counts, with ``b(n, n')`` solving
+    ``(1 + b) e^{-b} = δ / ((k-1) n(n+1) n'(n'+1))`` (``Σ 1/(n(n+1)) = 1``), gives ``δ``; and
+    ``n + n' <= t`` implies ``n(n+1) n'(n'+1) <= t²(t+2)²/16``, so ``β(t, δ) >= b(N_ı̂, N_{i*})``.
+    The proof uses only Chernoff's bound, so it holds for any one-parameter exponential family
+    with its own divergence (Gaussian arms included, where ``"kk2021"`` is smaller).
     """
     if rule == 0:
         return math.log(t / level)
@@ -98,8 +136,7 @@ def glr_beta(t: float, level: float, rule: int) -> float:
 def glr_level(threshold: str, delta: float, k: int = 2) -> float:
     """The ``level`` argument of :func:`glr_beta` for the rule ``threshold`` at ``δ`` on ``k``
     arms: ``δ`` for ``"chernoff"`` and ``"gk2016"``, ``2 C_G(log((k-1)/δ)/2)`` with the exact
-    ``C_G`` (:func:`ttucb_cg`) for ``"kk2021"``, ``log((k-1)/(16 δ))`` for ``"union"``
-    (:func:`proven_glr_beta`)."""
+    ``C_G`` (:func:`ttucb_cg`) for ``"kk2021"``, ``log((k-1)/(16 δ))`` for ``"union"``."""
     V.choice(threshold, GLR_THRESHOLDS, "threshold")
     delta = V.open_unit(delta, "delta")
     k = V.integer(k, "k", 2)
@@ -110,54 +147,8 @@ def glr_level(threshold: str, delta: float, k: int = 2) -> float:
     return math.log((k - 1) / (16.0 * delta))
 
 
-def proven_glr_beta(t: ArrayLike, delta: float, k: int = 2,
-                    rewards: str = "gaussian") -> float | np.ndarray:
-    """The GLR threshold ``β(t, δ)`` proven ``δ``-correct for the reward model, whatever the
-    sampling rule: the GLR test ``min_{j≠ı̂} Z_{ı̂,j}(t) >= β(t, δ)`` then recommends a wrong arm
-    with probability at most ``δ`` on every instance.
-
-    ``"gaussian"`` (rule ``"kk2021"``): known variances,
-
-    .. math:: \\beta(t, \\delta) = 2 C_G\\Big(\\tfrac12 \\log\\tfrac{k-1}{\\delta}\\Big)
-        + 4 \\log\\big(4 + \\log(t/2)\\big),
-
-    with the exact ``C_G`` (:func:`ttucb_cg`). Proof: if ``ı̂ ≠ i*`` when the test passes, the
-    true means lie in the alternative ``{λ_ı̂ <= λ_{i*}}`` over which ``Z_{ı̂,i*}`` is an
-    infimum, so ``N_ı̂ d(μ̂_ı̂, μ_ı̂) + N_{i*} d(μ̂_{i*}, μ_{i*}) >= β(t, δ)``. Kaufmann & Koolen
-    (2021, *Mixture martingales revisited*, Theorem 9, with ``|S| = 2``) bound the probability
-    that this sum ever exceeds ``2 log(4 + log N_ı̂) + 2 log(4 + log N_{i*}) + 2 C_G(x/2)`` by
-    ``e^{-x}``; ``log(4 + log n)`` is concave and ``N_ı̂ + N_{i*} <= t``, so the two logarithms
-    are at most ``4 log(4 + log(t/2))``, and ``x = log((k-1)/δ)`` with a union bound over the
-    ``k - 1`` arms ``ı̂ ≠ i*`` gives ``δ``. This is TTUCB's ``c(t, δ)`` as Jourdan & Degenne
-    (2022) prove it: multiplier 2, ``log(t/2)``, exact ``C_G``.
-
-    ``"bernoulli"`` and ``"poisson"`` (rule ``"union"``): ``β`` solves
-
-    .. math:: (1 + \\beta)\\, e^{-\\beta} = \\frac{16\\,\\delta}{(k-1)\\, t^2 (t+2)^2}.
-
-    Proof: with ``ı̂ ≠ i*``, taking ``λ_ı̂ = min(μ̂_ı̂, μ_ı̂)`` and
-    ``λ_{i*} = max(μ̂_{i*}, μ_{i*})`` in the infimum gives
-    ``Z_{ı̂,i*} <= X + Y`` with ``X = N_ı̂ kl⁺(μ̂_ı̂, μ_ı̂)`` (the upper deviation) and
-    ``Y = N_{i*} kl⁻(μ̂_{i*}, μ_{i*})``. For fixed counts ``(n, n')`` the two means are those of
-    the first ``n`` and ``n'`` rewards of independent arms, and Chernoff's bound gives
-    ``P(X >= x) <= e^{-x}`` and ``P(Y >= y) <= e^{-y}``, so ``X + Y`` is stochastically below a
-    Gamma(2, 1) variable: ``P(X + Y >= b) <= (1 + b) e^{-b}``. A union bound over the ``k - 1``
-    arms ``ı̂`` and over all counts, with ``b(n, n')`` solving
-    ``(1 + b) e^{-b} = δ / ((k-1) n(n+1) n'(n'+1))`` (``Σ 1/(n(n+1)) = 1``), gives ``δ``; and
-    ``n + n' <= t`` implies ``n(n+1) n'(n'+1) <= t²(t+2)²/16``, so ``β(t, δ) >= b(N_ı̂, N_{i*})``.
-    The proof uses only Chernoff's bound, so it holds for any one-parameter exponential family
-    with its own divergence (Gaussian arms included, where ``"kk2021"`` is smaller).
-
-    Returns ``β`` (the GLR statistic's level; the squared normalised gap's is ``2β``).
-    """
-    rule = PROVEN_GLR_THRESHOLDS[V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards")]
-    level = glr_level(rule, delta, k)
-    out = _glr_beta_array(_times(t), level, GLR_THRESHOLDS[rule])
-    return float(out) if out.ndim == 0 else out
-
-
 @njit(cache=True, nogil=True)
-def ttucb_threshold(t: float, two_cg: float, log_shift: float) -> float:
+def ttucb_c(t: float, two_cg: float, log_shift: float) -> float:
     """``c(t, δ) = 2 C_G(log((k-1)/δ) / 2) + 4 log(4 + log((t - log_shift)/2))``.
 
     ``two_cg`` is the first term, computed once by :func:`ttucb_two_cg`; ``log_shift`` is the
@@ -168,7 +159,7 @@ def ttucb_threshold(t: float, two_cg: float, log_shift: float) -> float:
 
 
 _glr_beta_array = np.vectorize(glr_beta, otypes=[float])
-_ttucb_threshold_array = np.vectorize(ttucb_threshold, otypes=[float])
+_ttucb_c_array = np.vectorize(ttucb_c, otypes=[float])
 
 
 def ttucb_cg(x: float, method: str = "approx") -> float:
@@ -231,31 +222,6 @@ def _times(t) -> np.ndarray:
     return t
 
 
-def glr_threshold(t: ArrayLike, delta: float, *, threshold: str = "chernoff",
-                  k: int = 2) -> float | np.ndarray:
-    """``2 β(t, δ)`` (:func:`glr_beta`, rule ``threshold`` of :data:`GLR_THRESHOLDS`, on ``k``
-    arms): the level of the squared normalised gap at which TTTS, Track-and-Stop and a
-    :class:`~bai_lib.algorithms.SamplingRule` stop on two arms."""
-    rule = GLR_THRESHOLDS[V.choice(threshold, GLR_THRESHOLDS, "threshold")]
-    level = glr_level(threshold, delta, k)
-    out = 2.0 * _glr_beta_array(_times(t), level, rule)
-    return float(out) if out.ndim == 0 else out
-
-
-def ttucb_glr_threshold(t: ArrayLike, delta: float, k: int = 2, *, cg: str = "approx",
-                        rule: str = "released", log_term: str = "released") -> float | np.ndarray:
-    """``s c(t, δ)`` (:func:`ttucb_threshold`, ``s`` of :data:`TTUCB_THRESHOLDS`, the shift of
-    :data:`TTUCB_LOG_TERMS`): the level of the squared normalised gap at which TTUCB and EB-TC
-    stop on two arms."""
-    delta = V.open_unit(delta, "delta")
-    k = V.integer(k, "k", 2)
-    V.choice(rule, TTUCB_THRESHOLDS, "rule")
-    V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
-    out = TTUCB_THRESHOLDS[rule] * _ttucb_threshold_array(_times(t), ttucb_two_cg(k, delta, cg),
-                                                          TTUCB_LOG_TERMS[log_term])
-    return float(out) if out.ndim == 0 else out
-
-
 def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = "approx",
               rule: str = "released", log_term: str = "released",
               rewards: str = "gaussian") -> float | np.ndarray:
@@ -263,10 +229,12 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
 
     Parameters
     ----------
-    algorithm : {"ttts", "ttucb"} or specification
-        The paper's two rules by name (TTTS: :func:`glr_threshold`; TTUCB:
-        :func:`ttucb_glr_threshold` with ``cg``, ``rule`` and ``log_term``), or a GLR
-        specification (:class:`~bai_lib.algorithms.TTTS`, :class:`~bai_lib.algorithms.TTUCB`,
+    algorithm : str or specification
+        A GLR rule of :data:`GLR_THRESHOLDS` by name (``2 β(t, δ)`` of :func:`glr_beta` on ``k``
+        arms; the proven ones are those of :data:`PROVEN_GLR_THRESHOLDS`), one of the paper's
+        two rules (``"ttts"``: ``"chernoff"``, ``2 log(t/δ)``; ``"ttucb"``: ``s c(t, δ)`` of
+        :func:`ttucb_c` with ``cg``, ``rule`` and ``log_term``), or a GLR specification
+        (:class:`~bai_lib.algorithms.TTTS`, :class:`~bai_lib.algorithms.TTUCB`,
         :class:`~bai_lib.algorithms.EBTC`, :class:`~bai_lib.algorithms.TrackAndStop`, a
         :class:`~bai_lib.algorithms.SamplingRule`), whose own options then decide
         (its ``stopping_threshold`` method; ``cg``, ``rule`` and ``log_term`` are not used): the
@@ -277,7 +245,7 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
     delta : float
         Confidence level in (0, 1).
     k : int, default 2
-        Number of arms (enters TTUCB's :math:`C_G` term).
+        Number of arms (enters TTUCB's :math:`C_G` term and the proven thresholds).
     cg : {"approx", "exact"}
         Variant of :func:`ttucb_cg` for TTUCB.
     rule : {"released", "printed"}
@@ -293,9 +261,19 @@ def threshold(algorithm: Any, t: ArrayLike, delta: float, k: int = 2, cg: str = 
         if getattr(algorithm, "indifference", False):
             return algorithm.stopping_threshold(t, delta, k, rewards=rewards)
         return algorithm.stopping_threshold(t, delta, k)
-    if V.choice(algorithm, ("ttts", "ttucb"), "algorithm") == "ttts":
-        return glr_threshold(t, delta)
-    return ttucb_glr_threshold(t, delta, k, cg=cg, rule=rule, log_term=log_term)
+    name = V.choice(algorithm, ("ttts", "ttucb", *GLR_THRESHOLDS), "algorithm")
+    if name == "ttucb":
+        delta = V.open_unit(delta, "delta")
+        k = V.integer(k, "k", 2)
+        V.choice(rule, TTUCB_THRESHOLDS, "rule")
+        V.choice(log_term, TTUCB_LOG_TERMS, "log_term")
+        out = TTUCB_THRESHOLDS[rule] * _ttucb_c_array(_times(t), ttucb_two_cg(k, delta, cg),
+                                                      TTUCB_LOG_TERMS[log_term])
+    else:
+        name = "chernoff" if name == "ttts" else name
+        level = glr_level(name, delta, k)
+        out = 2.0 * _glr_beta_array(_times(t), level, GLR_THRESHOLDS[name])
+    return float(out) if out.ndim == 0 else out
 
 
 def predicted_stopping_time(algorithm: Any, gap: ArrayLike, delta: float,

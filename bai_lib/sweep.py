@@ -64,7 +64,7 @@ from .priors import GaussianPrior
 from .store import ResultStore, missing_ranges
 
 __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "run_sweep",
-           "summary_table", "ShardWarning", "DEFAULT_SHARD_RUNS", "MAX_CELLS", "MAX_SHARDS",
+           "ShardWarning", "DEFAULT_SHARD_RUNS", "MAX_CELLS", "MAX_SHARDS",
            "MAX_CONFIG_BYTES", "require_scale", "SCALE_MODULES"]
 
 #: Runs per shard when a configuration does not say.
@@ -563,37 +563,3 @@ def _run_dask(todo, store, scheduler, n_workers, bar):
         client.close()
         if cluster is not None:
             cluster.close()
-
-
-def summary_table(store: ResultStore | str | Path, fmt: str = "text",
-                  left_out: Optional[dict] = None) -> str:
-    """The summary of a store as text, CSV or Markdown (one row per complete cell); ``left_out``
-    as in :meth:`~bai_lib.store.ResultStore.summary`."""
-    V.choice(fmt, ("text", "csv", "markdown"), "format")
-    store = store if isinstance(store, ResultStore) else ResultStore(store)
-    df = store.summary(left_out)
-    cols = ["config", "algorithm", "k", "delta", "prior", "means", "noise", "n_runs", "avg",
-            "median", "q90", "q99", "max", "error", "error_lo", "error_hi", "n_censored"]
-    if df.empty:
-        df = df.reindex(columns=cols)
-    else:
-        df = df[cols]
-    if fmt == "csv":
-        return df.to_csv(index=False)
-    text = df.copy()
-    if not df.empty:
-        for c in ("avg", "median"):
-            text[c] = [f"{v:,.1f}" for v in df[c]]
-        for c in ("n_runs", "q90", "q99", "max", "n_censored"):
-            text[c] = [f"{int(v):,}" for v in df[c]]
-        text["delta"] = [f"{v:g}" for v in df["delta"]]
-        text["error"] = [f"{v:.2%}" for v in df["error"]]
-        text["error_lo"] = [f"[{lo:.2%}, {hi:.2%}]" for lo, hi in zip(df["error_lo"],
-                                                                       df["error_hi"])]
-        text = text.drop(columns="error_hi").rename(columns={"error_lo": "error 95% CI"})
-    if fmt == "text":
-        return text.to_string(index=False) + "\n"
-    header = "| " + " | ".join(text.columns) + " |"
-    rule = "|" + "|".join("---" for _ in text.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in text.itertuples(index=False)]
-    return "\n".join([header, rule, *body]) + "\n"

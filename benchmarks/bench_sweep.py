@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bai_lib.store import WALL_CLOCK_COLUMNS, ResultStore  # noqa: E402
-from bai_lib.sweep import load_sweep, summary_table  # noqa: E402
+from bai_lib.formatting import summary_table  # noqa: E402
+from bai_lib.sweep import load_sweep  # noqa: E402
 
 
 def sweep_cmd(config, store, *extra):

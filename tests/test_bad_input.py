@@ -6,7 +6,7 @@ positive) and a 2-d array (where it must be a scalar or a vector), and each vect
 noise levels a list holding a bool, the others staying valid.
 Every such call must raise ``ValueError`` whose message names the parameter; nothing is
 converted, clipped or returned as a number. Compiled scalar kernels (``glr_beta``,
-``conf_factor``, ``ttucb_threshold``, ``first_indifference_round``, ``solve_oracle``) and the
+``conf_factor``, ``ttucb_c``, ``first_indifference_round``, ``solve_oracle``) and the
 integrand ``abs_gap_density`` are called in inner loops on arguments their callers checked, and
 are left out on purpose.
 """
@@ -71,9 +71,7 @@ ENTRY_POINTS = [
     ("ttucb_cg", stopping.ttucb_cg, dict(x=2.0), dict(x=POSITIVE)),
     ("ttucb_two_cg", stopping.ttucb_two_cg, dict(k=3, delta=0.1),
      dict(k=POSITIVE, delta=POSITIVE)),
-    ("glr_threshold", stopping.glr_threshold, dict(t=100.0, delta=0.1),
-     dict(t=POSITIVE, delta=POSITIVE)),
-    ("ttucb_glr_threshold", stopping.ttucb_glr_threshold, dict(t=100.0, delta=0.1, k=3),
+    ("threshold_glr_rule", stopping.threshold, dict(algorithm="union", t=100.0, delta=0.1, k=3),
      dict(t=POSITIVE, delta=POSITIVE, k=POSITIVE)),
     ("threshold", stopping.threshold, dict(algorithm="ttucb", t=100.0, delta=0.1, k=3),
      dict(t=POSITIVE, delta=POSITIVE, k=POSITIVE)),

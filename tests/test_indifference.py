@@ -13,7 +13,7 @@ from bai_lib import (EBTC, TTTS, TTUCB, BetaPrior, GaussianPrior, TrackAndStop, 
                      simulate_deltas)
 from bai_lib import _rng
 from bai_lib.confidence import indifference_split
-from bai_lib.stopping import proven_glr_beta, threshold
+from bai_lib.stopping import PROVEN_GLR_THRESHOLDS, threshold
 from bai_lib.stats import clopper_pearson
 from test_bernoulli_glr import _coin, ref_z
 from test_baselines import ref_tas
@@ -185,7 +185,7 @@ def test_threshold_is_the_one_the_kernel_uses(name):
 
 
 def test_the_proven_bernoulli_threshold_covers_the_error_of_every_count_pair():
-    """The union bound of proven_glr_beta("bernoulli") summed numerically: over count pairs
+    """The union bound of the proven Bernoulli threshold ("union") summed numerically: over count pairs
     with n + n' <= t the per-pair Gamma(2, 1) tails at β(t) add up to at most δ/(k-1)."""
     delta, k = 0.05, 3
     beta = proven_beta(k, delta, "bernoulli")
@@ -195,9 +195,10 @@ def test_the_proven_bernoulli_threshold_covers_the_error_of_every_count_pair():
             b = beta(n + m)  # the smallest t at which this pair can occur
             total += (1 + b) * math.exp(-b)
     assert total <= delta / (k - 1)
-    np.testing.assert_allclose(proven_glr_beta([10.0, 1e5], delta, k, "bernoulli"),
+    union = PROVEN_GLR_THRESHOLDS["bernoulli"]
+    np.testing.assert_allclose(threshold(union, [10.0, 1e5], delta, k) / 2,
                                [beta(10.0), beta(1e5)], rtol=1e-9)
-    assert np.all(np.diff(proven_glr_beta(np.geomspace(2, 1e12, 50), delta, k, "bernoulli")) > 0)
+    assert np.all(np.diff(threshold(union, np.geomspace(2, 1e12, 50), delta, k)) > 0)
 
 
 @pytest.mark.parametrize("spec", [TTUCB(indifference=True), TrackAndStop(indifference=True),

@@ -157,8 +157,9 @@ LAYERS = [
     ["executor", "result", "plan", "runcache", "simulation"],  # orchestration
     ["poe"],
     ["published", "experiments", "tables", "_book"],  # the paper's runs, tables, chapters' own
-    ["cell", "store", "sweep", "cli", "__main__"],  # scale and command line
+    ["cell", "store", "sweep"],                   # scale
     ["claims", "formatting", "plotting"],         # presentation
+    ["cli", "__main__"],                          # command line
     [""],                                         # the package's __init__
 ]
 

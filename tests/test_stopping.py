@@ -71,19 +71,22 @@ def test_ttucb_released_threshold_continues_the_same_runs():
 
 def test_threshold_evaluates_the_compiled_scalar_thresholds():
     """The array form of the thresholds is the simulators' compiled scalar function."""
-    from bai_lib.stopping import glr_beta, ttucb_threshold, ttucb_two_cg
+    from bai_lib.stopping import GLR_THRESHOLDS, glr_beta, glr_level, ttucb_c, ttucb_two_cg
     t = np.array([2.0, 17.0, 1e3, 1e9])
     assert np.array_equal(threshold("ttts", t, 0.05), [2 * glr_beta(x, 0.05, 0) for x in t])
     two_cg = ttucb_two_cg(3, 0.05)
     assert np.array_equal(threshold("ttucb", t, 0.05, k=3),
-                          [2 * ttucb_threshold(x, two_cg, 1.0) for x in t])
+                          [2 * ttucb_c(x, two_cg, 1.0) for x in t])
+    for name, code in GLR_THRESHOLDS.items():
+        level = glr_level(name, 0.05, 3)
+        assert np.array_equal(threshold(name, t, 0.05, k=3),
+                              [2 * glr_beta(x, level, code) for x in t])
     assert threshold("ttts", 100.0, 0.05) == pytest.approx(2 * math.log(100 / 0.05), rel=1e-15)
 
 
 def test_a_specification_brings_its_own_threshold_conventions():
     """threshold() of a GLR specification follows its options, not the name's defaults."""
     from bai_lib import EBTC, TTTS, TrackAndStop
-    from bai_lib.stopping import glr_threshold, ttucb_glr_threshold
     t = np.array([2.0, 50.0, 1e4])
     assert np.array_equal(threshold(TTTS(), t, 0.05), threshold("ttts", t, 0.05))
     assert np.array_equal(threshold(TTUCB(), t, 0.05, k=4), threshold("ttucb", t, 0.05, k=4))
@@ -95,8 +98,8 @@ def test_a_specification_brings_its_own_threshold_conventions():
     assert np.allclose(threshold(TrackAndStop(threshold="gk2016"), t, 0.05), gk, rtol=1e-14)
     assert np.allclose(threshold(TTTS(threshold="gk2016"), t, 0.05), gk, rtol=1e-14)
     assert np.array_equal(threshold(EBTC(), t, 0.05, k=3),
-                          ttucb_glr_threshold(t, 0.05, 3, rule="released", log_term="printed"))
-    assert threshold(TTTS(), 10.0, 0.1) == glr_threshold(10.0, 0.1)
+                          threshold("ttucb", t, 0.05, 3, rule="released", log_term="printed"))
+    assert threshold(TTTS(), 10.0, 0.1) == threshold("chernoff", 10.0, 0.1)
     # the predicted stopping time sees the options too
     assert (predicted_stopping_time(printed, 0.1, 0.05)
             < predicted_stopping_time(TTUCB(), 0.1, 0.05))

@@ -16,7 +16,8 @@ from bai_lib import GaussianPrior, simulate
 from bai_lib.cli import main as cli_main
 from bai_lib.store import WALL_CLOCK_COLUMNS, Incomplete, ResultStore, missing_ranges
 from bai_lib.cell import Cell, ConfigError
-from bai_lib.sweep import load_sweep, parse_sweep, run_sweep, summary_table
+from bai_lib.formatting import summary_table
+from bai_lib.sweep import load_sweep, parse_sweep, run_sweep
 
 ISSUE_CONFIG = """
 seed = 2024

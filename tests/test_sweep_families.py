@@ -7,7 +7,8 @@ import pytest
 from bai_lib import BetaPrior, GammaPrior, GaussianPrior, simulate
 from bai_lib.algorithms import Elimination, TTUCB
 from bai_lib.cell import Cell, ConfigError
-from bai_lib.sweep import parse_sweep, run_sweep, summary_table
+from bai_lib.formatting import summary_table
+from bai_lib.sweep import parse_sweep, run_sweep
 
 CONFIG = {"seed": 5, "runs": 12, "shard_runs": 5,
           "grid": {"algorithm": ["ttucb", {"name": "elimination", "widths": "kl"}],

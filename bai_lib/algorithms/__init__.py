@@ -51,7 +51,7 @@ A sampling rule of your own, written as one ``@njit`` function, runs through
 
 from __future__ import annotations
 
-from .base import Algorithm, Bound
+from .base import Algorithm, Binding
 from .elimination import Elimination, NoElim
 from .top_two import EBTC, TTUCB
 from .ttts import TTTS
@@ -59,7 +59,7 @@ from .lucb import LUCB
 from .plugin import SamplingRule
 from .track_and_stop import TrackAndStop
 
-__all__ = ["Algorithm", "Bound", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
+__all__ = ["Algorithm", "Binding", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
            "TrackAndStop", "LUCB",
            "SamplingRule", "ALGORITHMS", "register", "resolve"]
 

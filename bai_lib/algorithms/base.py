@@ -2,7 +2,7 @@
 
 A specification is a small frozen dataclass whose fields are the algorithm's options. It checks
 them once (``__post_init__``), computes its constants once for a given prior, noise levels and
-confidence levels (:meth:`~bai_lib.algorithms.Algorithm.bind`) and returns a :class:`Bound`: a
+confidence levels (:meth:`~bai_lib.algorithms.Algorithm.bind`) and returns a :class:`Binding`: a
 function that runs one run on one instance with its compiled kernel and records it at each
 level. :func:`bai_lib.simulate` does everything else (drawing or fixing the instances, seeding,
 threads, censoring, progress).
@@ -23,11 +23,11 @@ from ..families import reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
 
-__all__ = ["Algorithm", "Bound", "one_level", "gap_cost"]
+__all__ = ["Algorithm", "Binding", "one_level", "gap_cost"]
 
 
 @dataclass(frozen=True)
-class Bound:
+class Binding:
     """A specification bound to a prior, noise levels and its confidence levels: what
     :func:`~bai_lib.simulate` runs.
 
@@ -69,8 +69,8 @@ class Bound:
 
 
 def one_level(call: Callable, delta0: Optional[float], cost_keys: Callable,
-              max_samples: int) -> Bound:
-    """The :class:`Bound` of a kernel that runs at one ``δ``: ``call(state, mu, max_samples,
+              max_samples: int) -> Binding:
+    """The :class:`Binding` of a kernel that runs at one ``δ``: ``call(state, mu, max_samples,
     cancel) -> (tau, recommendation, censored, stop code)``."""
     default = max_samples
 
@@ -78,7 +78,7 @@ def one_level(call: Callable, delta0: Optional[float], cost_keys: Callable,
         tau, rec, _, code = call(state, mu, max_samples, cancel_flag(cancel))
         out_tau[0], out_rec[0], out_code[0] = tau, rec, code
 
-    return Bound(run, (delta0,), cost_keys)
+    return Binding(run, (delta0,), cost_keys)
 
 
 def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
@@ -146,7 +146,7 @@ class Algorithm:
     reward_models: ClassVar[tuple] = ("gaussian",)
 
     def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
-             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Bound:
+             deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Binding:
         """Compute the constants for ``prior`` (a :class:`~bai_lib.GaussianPrior`, a
         :class:`~bai_lib.BetaPrior` for Bernoulli rewards, or ``None``), ``noise_stds``
         (float64[k]), the confidence levels ``deltas`` (decreasing) and ``max_samples``; return
@@ -173,7 +173,7 @@ class Algorithm:
         return dataclasses.replace(bound, run=run_family)
 
     def _bind(self, prior, noise_stds, deltas, max_samples,
-              rewards) -> Bound:  # pragma: no cover - abstract
+              rewards) -> Binding:  # pragma: no cover - abstract
         """:meth:`bind` for the reward family ``rewards`` (one of ``reward_models``); the
         runnable receives the family's mean parameters in place of the means."""
         raise NotImplementedError

@@ -20,7 +20,7 @@ from ..families import family as F
 from ..families import family_bundle, model_of_prior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from .base import Algorithm, Bound, gap_cost, one_level
+from .base import Algorithm, Binding, gap_cost, one_level
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run", "WIDTHS"]
@@ -453,7 +453,7 @@ class Elimination(Algorithm):
     def can_trace(self) -> bool:
         return self.recommend == "uniform" and self.widths == "subgaussian"
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli rewards the widths use ``noise_stds`` as sub-Gaussian parameters
         (``1/2`` is valid for any mean in ``[0, 1]``, so Algorithm 1's guarantee holds as for
         Gaussian rewards), or, with ``widths="kl"``, not at all; Poisson rewards, which are not
@@ -535,7 +535,7 @@ class TwoArmElimination(Elimination):
     def can_trace(self) -> bool:
         return False  # its runs draw one normal per round, not the rewards trace_elimination replays
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         delta = self._single_level(deltas)
         sig = np.asarray(noise_stds, dtype=float)
         if sig.size != 2 or sig[0] != sig[1]:

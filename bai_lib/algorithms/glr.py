@@ -51,8 +51,8 @@ from ..families import family_bundle
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE,
                        STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag,
                        record_level, record_rest, refill)
-from ..stopping import glr_beta, ttucb_threshold
-from .base import Bound, gap_cost
+from ..stopping import glr_beta, ttucb_c
+from .base import Binding, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
 
 __all__ = ["glr_run", "bind_glr", "GLRThreshold", "gap_level", "register", "start", "refresh",
@@ -66,7 +66,7 @@ class GLRThreshold(NamedTuple):
     ----------
     rule : int
         A code of :data:`bai_lib.stopping.GLR_THRESHOLDS` (``2 β(t, δ)``), or ``-1`` for TTUCB's
-        ``c_scale · c(t, δ)`` (:func:`bai_lib.stopping.ttucb_threshold`).
+        ``c_scale · c(t, δ)`` (:func:`bai_lib.stopping.ttucb_c`).
     c_scale, log_shift : float
         With ``rule = -1``: the multiplier of ``c(t, δ)`` and the ``a`` of ``log((t - a)/2)``.
     """
@@ -114,10 +114,10 @@ def register(bundle: type, start_step: Callable, choose_step: Callable,
 def gap_level(th: GLRThreshold, t: int, level: float) -> float:
     """The level the squared normalised gap must reach at time ``t`` (twice the GLR statistic):
     ``2 β(t, δ)`` (:func:`~bai_lib.stopping.glr_beta`, ``level`` its level argument), or for
-    ``th.rule = -1`` ``c_scale c(t, δ)`` (:func:`~bai_lib.stopping.ttucb_threshold`, ``level``
+    ``th.rule = -1`` ``c_scale c(t, δ)`` (:func:`~bai_lib.stopping.ttucb_c`, ``level``
     its constant term); never below 0. Increasing in ``t``."""
     if th.rule < 0:
-        c = th.c_scale * ttucb_threshold(float(t), level, th.log_shift)
+        c = th.c_scale * ttucb_c(float(t), level, th.log_shift)
     else:
         c = 2.0 * glr_beta(float(t), level, th.rule)
     return max(c, 0.0)
@@ -284,8 +284,8 @@ def _record_stops(fam, th, p, t, best, code, mh, v, N, w, sigma, levels, delta0s
 
 def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th: GLRThreshold,
              levels: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray, max_samples: int,
-             var: Optional[np.ndarray] = None) -> Bound:
-    """The :class:`~bai_lib.algorithms.Bound` of :func:`glr_run` for the sampling rule ``steps``
+             var: Optional[np.ndarray] = None) -> Binding:
+    """The :class:`~bai_lib.algorithms.Binding` of :func:`glr_run` for the sampling rule ``steps``
     (its arrays ``data``), the reward model ``rewards`` with noise levels ``sigma`` and statistic
     variances ``var`` (``σ²`` unless given), the threshold ``th`` at the levels ``levels``, and
     the indifference stop of ``delta0s`` and ``log_consts`` (empty arrays: none)."""
@@ -301,4 +301,4 @@ def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th
 
     d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * levels.size
     floor = delta0s.min() if delta0s.size else 1e-12
-    return Bound(run, d0, lambda means: gap_cost(means, sig, floor))
+    return Binding(run, d0, lambda means: gap_cost(means, sig, floor))

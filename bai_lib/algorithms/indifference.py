@@ -9,7 +9,7 @@ Bayesian probability of error stays below ``δ``, is :func:`bai_lib.confidence.i
 The argument needs the GLR test at ``δ/4`` to err with probability at most ``δ/4`` on every
 instance, whatever the sampling rule. By default (``indifference_glr="proven"``) the GLR share
 therefore uses the threshold proven for the reward model
-(:data:`bai_lib.stopping.PROVEN_GLR_THRESHOLDS`, :func:`bai_lib.stopping.proven_glr_beta`), not
+(:data:`bai_lib.stopping.PROVEN_GLR_THRESHOLDS`, :func:`bai_lib.stopping.glr_beta`), not
 the algorithm's own: TTTS's ``log(t/δ)`` and TTUCB's ``c(t, δ)`` with ``C_G(x) ≈ x + log x`` have
 no such proof. ``indifference_glr="own"`` keeps the algorithm's own threshold at ``δ/4``, a
 heuristic for comparison that the guarantee does not cover.
@@ -32,7 +32,7 @@ from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
                           indifference_split)
-from ..stopping import PROVEN_GLR_THRESHOLDS, glr_level, glr_threshold
+from ..stopping import PROVEN_GLR_THRESHOLDS, glr_level, threshold
 
 __all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
            "forcing_start", "forced_arm", "NEVER"]
@@ -116,12 +116,12 @@ class IndifferenceZone:
                            rewards: str = "gaussian") -> float | np.ndarray:
         """The level of the squared normalised gap (twice the GLR statistic) at which this
         specification's GLR test stops a run at ``delta``, ``2 β(t, δ')``
-        (:func:`bai_lib.stopping.glr_threshold`): ``δ' = δ/4`` and the proven threshold for
+        (:func:`bai_lib.stopping.threshold`): ``δ' = δ/4`` and the proven threshold for
         ``rewards`` under the indifference stop, its own ``threshold`` (a name of
         :data:`~bai_lib.stopping.GLR_THRESHOLDS`) at ``δ`` otherwise. TTUCB and EB-TC, whose own
         threshold is ``c(t, δ)``, override it."""
         rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
-        return glr_threshold(t, self.glr_delta(delta), threshold=rule or self.threshold, k=k)
+        return threshold(rule or self.threshold, t, self.glr_delta(delta), k)
 
     def glr_delta(self, delta: float) -> float:
         """The level of the GLR test for a run at ``delta``: ``δ/4`` (the GLR share of

@@ -16,7 +16,7 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPA
                        refill)
 from ..families import family as F
 from ..families import family_bundle
-from .base import Algorithm, Bound, gap_cost, one_level
+from .base import Algorithm, Binding, gap_cost, one_level
 from .elimination import WIDTHS
 
 __all__ = ["LUCB", "lucb_run"]
@@ -124,7 +124,7 @@ class LUCB(Algorithm):
     def __post_init__(self):
         V.choice(self.widths, WIDTHS, "widths")
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """:func:`~bai_lib.algorithms.lucb.lucb_run` for the family ``rewards``
         (``widths="kl"``: KL-LUCB)."""
         kl_widths = self._kl_widths(self.widths, rewards)

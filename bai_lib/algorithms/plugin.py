@@ -41,8 +41,8 @@ from numpy.typing import ArrayLike
 
 from .. import _validate as V
 from .._rng import std_normal, uniform
-from ..stopping import GLR_THRESHOLDS, glr_level, glr_threshold
-from .base import Algorithm, Bound
+from ..stopping import GLR_THRESHOLDS, glr_level, threshold
+from .base import Algorithm, Binding
 from .glr import GLRThreshold, bind_glr, register
 
 __all__ = ["SamplingRule", "PluginSteps", "SELECT_ARGS", "SELECT_SIGNATURE", "select_address",
@@ -164,7 +164,7 @@ class SamplingRule(Algorithm):
         Name shown in tables and legends.
     threshold : {"chernoff", "gk2016", "kk2021", "union"}
         GLR threshold ``β(t, δ)`` (:data:`bai_lib.stopping.GLR_THRESHOLDS`; the last two are
-        proven ``δ``-correct, :func:`bai_lib.stopping.proven_glr_beta`).
+        proven ``δ``-correct, :func:`bai_lib.stopping.glr_beta`).
     color : str
         Colour in figures.
     """
@@ -191,11 +191,11 @@ class SamplingRule(Algorithm):
 
     def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2) -> float | np.ndarray:
         """The level of the squared normalised gap at which this specification stops on two
-        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.glr_threshold`; ``k`` enters the proven
+        arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.threshold`; ``k`` enters the proven
         thresholds only)."""
-        return glr_threshold(t, delta, threshold=self.threshold, k=k)
+        return threshold(self.threshold, t, delta, k)
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         select = self.select
         sig = noise_stds
         levels = np.array([glr_level(self.threshold, d, sig.size) for d in deltas])

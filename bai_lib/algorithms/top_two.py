@@ -20,8 +20,8 @@ from numpy.typing import ArrayLike
 from .. import _validate as V
 from ..families import family as F
 from ..stopping import (GLR_THRESHOLDS, PROVEN_GLR_THRESHOLDS, TTUCB_LOG_TERMS, TTUCB_THRESHOLDS,
-                        glr_threshold, ttucb_glr_threshold, ttucb_two_cg)
-from .base import Algorithm, Bound
+                        threshold, ttucb_two_cg)
+from .base import Algorithm, Binding
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
 
@@ -190,7 +190,7 @@ register(TopTwoSteps, _start, _choose, _update, _refresh)
 
 
 def _ttucb_bound(spec, prior, noise_stds, deltas, c_scale, log_shift, coef, shift, released,
-                 var, max_samples, rewards) -> Bound:
+                 var, max_samples, rewards) -> Binding:
     """The TTUCB loop bound to its constants, scored at every level of ``deltas``, with the
     indifference stop of ``spec`` if it has one."""
     k = noise_stds.size
@@ -212,7 +212,7 @@ class TTUCB(IndifferenceZone, Algorithm):
     :class:`~bai_lib.algorithms.top_two.TopTwoSteps`.
 
     It stops at the first ``t`` with ``min_{i≠î} (μ̂_î − μ̂_i)² / (v_î + v_i) >= s · c(t, δ)``
-    (:func:`bai_lib.stopping.ttucb_threshold`, ``c`` replaced by ``max(c, 0)``) and recommends
+    (:func:`bai_lib.stopping.ttucb_c`, ``c`` replaced by ``max(c, 0)``) and recommends
     the empirical best arm ``î``; ``s = 2`` is the Gaussian GLR test ``Z >= c`` of Jourdan &
     Degenne and of the released code, the paper's appendix prints ``s = 1``. ``δ`` enters only
     the threshold, so one trajectory serves every level. On Bernoulli arms the test compares
@@ -251,7 +251,7 @@ class TTUCB(IndifferenceZone, Algorithm):
     indifference_glr : {"proven", "own"}
         With ``indifference``: the threshold of the GLR test at ``δ/4``. ``"proven"`` (default):
         the one proven ``δ/4``-correct for the reward model whatever the sampling rule
-        (:func:`bai_lib.stopping.proven_glr_beta`; for Gaussian arms ``c(t, δ/4)`` with the exact
+        (:func:`bai_lib.stopping.glr_beta`; for Gaussian arms ``c(t, δ/4)`` with the exact
         ``C_G``, multiplier 2 and ``log(t/2)``), which the guarantee needs. ``"own"``: this
         specification's own threshold at ``δ/4`` (with its ``cg``, ``threshold`` and
         ``log_term``), a heuristic the guarantee does not cover.
@@ -293,21 +293,21 @@ class TTUCB(IndifferenceZone, Algorithm):
                            rewards: str = "gaussian") -> float | np.ndarray:
         """The level of the squared normalised gap (twice the GLR statistic) at which this
         specification's GLR test stops a run at ``delta``: ``s c(t, δ)`` with its own
-        conventions (:func:`bai_lib.stopping.ttucb_glr_threshold`), or under the indifference
+        conventions (:func:`bai_lib.stopping.threshold` of ``"ttucb"``), or under the indifference
         stop ``2 β(t, δ/4)`` of the proven threshold for ``rewards``
-        (:func:`bai_lib.stopping.proven_glr_beta`; ``indifference_glr="own"``: its own at
+        (:func:`bai_lib.stopping.glr_beta`; ``indifference_glr="own"``: its own at
         ``δ/4``)."""
         rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
         if rule:
-            return glr_threshold(t, self.glr_delta(delta), threshold=rule, k=k)
-        return ttucb_glr_threshold(t, self.glr_delta(delta), k, cg=self.cg, rule=self.threshold,
-                                   log_term=self.log_term)
+            return threshold(rule, t, self.glr_delta(delta), k)
+        return threshold("ttucb", t, self.glr_delta(delta), k, cg=self.cg, rule=self.threshold,
+                         log_term=self.log_term)
 
     def working_memory(self, k: int) -> int:
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards, the family's GLR statistic in the stopping rule and
         the challenger (:mod:`bai_lib.families.expfam`); the threshold ``c(t, δ)`` is the one
         Jourdan & Degenne prove for Gaussian arms, used as is, and the bonus keeps its
@@ -362,19 +362,19 @@ class EBTC(IndifferenceZone, Algorithm):
     def stopping_threshold(self, t: ArrayLike, delta: float, k: int = 2,
                            rewards: str = "gaussian") -> float | np.ndarray:
         """The level of the squared normalised gap at which EB-TC's GLR test stops a run at
-        ``delta``: ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.ttucb_glr_threshold`),
+        ``delta``: ``2 c(t, δ)`` with ``log(t/2)`` (:func:`bai_lib.stopping.threshold`),
         or under the indifference stop as for :meth:`TTUCB.stopping_threshold`."""
         rule = self.glr_rule(V.choice(rewards, PROVEN_GLR_THRESHOLDS, "rewards"))
         if rule:
-            return glr_threshold(t, self.glr_delta(delta), threshold=rule, k=k)
-        return ttucb_glr_threshold(t, self.glr_delta(delta), k, cg=self.cg, rule="released",
+            return threshold(rule, t, self.glr_delta(delta), k)
+        return threshold("ttucb", t, self.glr_delta(delta), k, cg=self.cg, rule="released",
                                    log_term="printed")
 
     def working_memory(self, k: int) -> int:
         """The ``k × k`` int64 table of per-leader pulls that the tracking keeps."""
         return 8 * k * k
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """Bernoulli and Poisson rewards as for TTUCB."""
         var = np.ascontiguousarray(noise_stds**2)
         return _ttucb_bound(

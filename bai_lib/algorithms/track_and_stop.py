@@ -14,7 +14,7 @@ from .. import _validate as V
 from ..families import family as F
 from ..oracle import check_variances
 from ..stopping import GLR_THRESHOLDS
-from .base import Algorithm, Bound
+from .base import Algorithm, Binding
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
 
@@ -137,7 +137,7 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         GLR threshold ``β(t, δ)``: ``log(t/δ)``, the rule the paper uses for TTTS (default), or
         ``log((log t + 1)/δ)``, the one of Garivier & Kaufmann's experiments, or one of the two
         proven ``δ``-correct (:data:`bai_lib.stopping.GLR_THRESHOLDS`,
-        :func:`bai_lib.stopping.proven_glr_beta`).
+        :func:`bai_lib.stopping.glr_beta`).
     indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
@@ -161,7 +161,7 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         V.choice(self.update, UPDATE_SCHEDULES, "update")
         self._check_indifference()
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards, the family's GLR statistic and oracle
         (:mod:`bai_lib.families.bernoulli`, :mod:`bai_lib.families.poisson`); the threshold
         ``β(t, δ)`` is used as is."""

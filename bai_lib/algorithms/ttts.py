@@ -29,7 +29,7 @@ from numba import njit
 from .. import _validate as V
 from .._rng import std_normal
 from ..stopping import GLR_THRESHOLDS
-from .base import Algorithm, Bound
+from .base import Algorithm, Binding
 from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, leader_coin, new_workspace,
                          note_sampled, refill_normals)
 from .glr import GLRThreshold, bind_glr, register
@@ -250,7 +250,7 @@ class TTTS(IndifferenceZone, Algorithm):
     threshold : {"chernoff", "gk2016", "kk2021", "union"}
         GLR threshold ``β(t, δ)``: ``log(t/δ)`` as in the paper's appendix (default),
         ``log((log t + 1)/δ)``, or one of the two proven ``δ``-correct
-        (:data:`bai_lib.stopping.GLR_THRESHOLDS`, :func:`bai_lib.stopping.proven_glr_beta`).
+        (:data:`bai_lib.stopping.GLR_THRESHOLDS`, :func:`bai_lib.stopping.glr_beta`).
     indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
@@ -281,7 +281,7 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger != "exact" else 10**9
 
-    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Bound:
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards (``prior`` a :class:`~bai_lib.BetaPrior` or a
         :class:`~bai_lib.GammaPrior`), the conjugate posterior and the family's GLR statistic
         (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); the exact
