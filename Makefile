@@ -12,7 +12,7 @@ export BAI_LIB_PROGRESS := 0
 NB ?=
 REFRESH_TIMINGS ?=
 
-.PHONY: help venv book serve pdf test unit nbval lab reproduce bench bench-sweep lock screenshots clean
+.PHONY: help venv book serve pdf test test-pdf unit nbval lab reproduce bench bench-sweep lock screenshots clean
 
 help:
 	@echo "make book       build the HTML book from the stored notebook outputs -> _build/html"
@@ -21,6 +21,7 @@ help:
 	@echo "make pdf        the whole book as one PDF with typeset math -> _build/pdf/book.pdf"
 	@echo "make test       unit tests + nbval over every notebook (long chapters: cached runs, audited)"
 	@echo "                + hygiene + warning-free book build; BAI_LIB_RUN_CACHE=off recomputes all"
+	@echo "make test-pdf   print the book to PDF and check the file (CI runs it after make test)"
 	@echo "make lab        JupyterLab on the chapters (notebooks/*.md open as notebooks through Jupytext)"
 	@echo "make reproduce  re-execute every notebook from its .md source, every run computed (writes"
 	@echo "                notebooks/, results/ and the run cache results/runs/),"
@@ -59,10 +60,14 @@ pdf: $(STAMP)
 # (BAI_LIB_RUN_CACHE=off recomputes everything). Two workers; a notebook stays on one.
 PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile notebooks tests --nbval
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile notebooks tests --nbval -m "not pdf"
+
+# The PDF of `make pdf`, printed from a single-page build and read back (tests/test_pdf.py).
+test-pdf: $(STAMP)
+	$(BIN)/python -m pytest tests/test_pdf.py
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests -m "not pdf"
 
 # The notebooks alone: the same guarantees as `make test` (see conftest.py), also for the plain
 # `pytest --nbval notebooks` in an activated environment.

@@ -32,6 +32,9 @@ from test_browser import _browser_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# `make test` leaves this module out (-m "not pdf"); `make test-pdf` and `.ci/run` run it.
+pytestmark = pytest.mark.pdf
+
 # page geometry of scripts/make_pdf.py, in points: A4, bottom margin 0.6 in (the footer's band)
 PAGE_HEIGHT = 841.92
 BOTTOM = 0.6 * 72
