@@ -22,13 +22,15 @@ help:
 	@echo "make test       unit tests + nbval over every notebook (long chapters: cached runs, audited)"
 	@echo "                + hygiene + warning-free book build; BAI_LIB_RUN_CACHE=off recomputes all"
 	@echo "make test-pdf   print the book to PDF and check the file (CI runs it after make test)"
+	@echo "make unit       the unit tests alone (tests/, two workers)"
+	@echo "make nbval      the notebooks alone (pytest --nbval notebooks)"
 	@echo "make lab        JupyterLab on the chapters (notebooks/*.md open as notebooks through Jupytext)"
 	@echo "make reproduce  re-execute every notebook from its .md source, every run computed (writes"
 	@echo "                notebooks/, results/ and the run cache results/runs/),"
 	@echo "                then rebuild the book; NB=NN_name for some chapters only, REFRESH_TIMINGS=1"
 	@echo "                to store new wall-clock measurements (kept by default when unchanged)"
 	@echo "make bench      print simulator throughput figures (benchmarks/)"
-	@echo "make bench-sweep  the 36-cell sweep of examples/ straight, resumed and on Dask (RUNS=N)"
+	@echo "make bench-sweep  the 48-cell sweep of examples/ straight, resumed and on Dask (RUNS=N)"
 	@echo "make lock       re-pin requirements.lock from the current .venv"
 	@echo "make screenshots  full-page PNGs of every page at 1280 and 400 px -> _build/screenshots"
 
@@ -75,8 +77,13 @@ nbval: $(STAMP)
 	$(BIN)/python -m pytest notebooks --nbval
 
 # Progress bars back to their default (on in a kernel); every other target turns them off.
+# The chapters' .md files open as notebooks (Jupytext's viewer made the default in this
+# environment's JupyterLab settings); as root (a container), with --allow-root.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 lab: $(STAMP)
-	env -u BAI_LIB_PROGRESS $(BIN)/jupyter lab notebooks
+	mkdir -p $(LAB_SETTINGS)
+	cp scripts/jupyterlab-overrides.json $(LAB_SETTINGS)/overrides.json
+	env -u BAI_LIB_PROGRESS $(BIN)/jupyter lab notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 reproduce: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py $(if $(filter 1 yes true,$(REFRESH_TIMINGS)),--refresh-timings) $(NB)

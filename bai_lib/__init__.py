@@ -40,4 +40,4 @@ __all__ = ["GaussianPrior", "BetaPrior", "GammaPrior", "delta0", "simulate", "si
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]
 
-__version__ = "0.1.0"
+from ._version import VERSION as __version__  # noqa: E402

@@ -15,10 +15,14 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Optional
 
+from ._version import VERSION
+
 __all__ = ["main"]
 
-_EPILOG_RUN = """example:
+_EPILOG_RUN = """examples:
   bai-lib run --algorithm elimination --arms 10 --delta 0.01 --runs 1000 --seed 2024 --out STORE
+  bai-lib run --algorithm ttucb --beta-prior 3 7 --arms 3 --delta 0.05 --runs 100 --seed 1 \\
+      --out STORE            # three variants' conversion rates, each Beta(3, 7): Bernoulli arms
 """
 _EPILOG_SWEEP = """example configuration (TOML):
   seed = 2024
@@ -65,26 +69,36 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="bai-lib", description="Simulate Bayesian fixed-confidence best-arm "
                 "identification at scale: one configuration (run), a grid (sweep), and the "
                 "table of a result store (summary).")
+    p.add_argument("--version", action="version", version=f"bai-lib {VERSION}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     r = sub.add_parser("run", help="simulate one configuration into a result store",
                        description="Simulate one algorithm on a standard Gaussian prior N(0, 1) "
-                       "per arm (or --prior-means/--prior-stds), write every run to STORE and "
-                       "print the summary.", epilog=_EPILOG_RUN,
+                       "per arm (or --prior-means/--prior-stds; Bernoulli arms under "
+                       "--beta-prior, Poisson arms under --gamma-prior), write every run to "
+                       "STORE and print the summary.", epilog=_EPILOG_RUN,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--algorithm", required=True, help="elimination, noelim, ttts, ttucb, ebtc, "
                    "tas or lucb")
     r.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
                    help="an option of the algorithm's specification, e.g. delta0_factor=1 "
                    "(repeatable)")
-    r.add_argument("--arms", type=int, help="number of arms k (standard prior)")
+    r.add_argument("--arms", type=int, help="number of arms k (standard prior, or repeats one "
+                   "--beta-prior/--gamma-prior pair)")
     r.add_argument("--prior-means", type=float, nargs="+", metavar="M",
-                   help="prior means (instead of the standard prior)")
-    r.add_argument("--prior-stds", type=float, nargs="+", metavar="S", help="prior stds")
+                   help="Gaussian prior means (instead of the standard prior)")
+    r.add_argument("--prior-stds", type=float, nargs="+", metavar="S",
+                   help="Gaussian prior stds")
+    r.add_argument("--beta-prior", type=float, nargs="+", metavar="A B",
+                   help="Beta(a, b) prior of Bernoulli arms: a b (each arm, with --arms) or "
+                   "a1 b1 a2 b2 ...")
+    r.add_argument("--gamma-prior", type=float, nargs="+", metavar="A B",
+                   help="Gamma(shape a, rate b) prior of Poisson arms, given as --beta-prior")
     r.add_argument("--delta", type=float, required=True, help="confidence level in (0, 1)")
     r.add_argument("--runs", type=int, required=True)
     r.add_argument("--seed", type=int, required=True)
-    r.add_argument("--noise-std", type=float, default=1.0, help="reward noise (default 1)")
+    r.add_argument("--noise-std", type=float, help="reward noise (default: 1 for Gaussian and "
+                   "Poisson arms, 1/2 for Bernoulli arms)")
     r.add_argument("--max-samples", type=float, help="censoring cap per run")
     r.add_argument("--shard-runs", type=int, help="runs per stored shard (default 1000)")
     r.add_argument("--out", required=True, metavar="STORE", type=_store_path,
@@ -112,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
                        "statistics, error rate with its 95% Clopper-Pearson interval, censored "
                        "runs. Incomplete configurations are listed on stderr.")
     m.add_argument("store", metavar="STORE")
-    m.add_argument("--format", choices=("text", "csv", "markdown"), default="text")
+    m.add_argument("--format", choices=("text", "csv", "markdown", "json"), default="text")
     return p
 
 
@@ -126,10 +140,39 @@ def _common(p):
                    help="no progress bar")
 
 
+def _shape_prior(family: str, values: list, arms: Optional[int]) -> dict:
+    """``{family, a, b}`` of ``--beta-prior`` or ``--gamma-prior``: pairs ``a b`` per arm, or
+    one pair repeated over ``--arms``."""
+    flag = f"--{family}-prior"
+    if len(values) % 2:
+        raise ValueError(f"{flag}: give pairs a b (one per arm, or one pair with --arms), "
+                         f"got {len(values)} numbers")
+    a, b = values[0::2], values[1::2]
+    if len(a) == 1:
+        if arms is None:
+            raise ValueError(f"{flag}: one pair a b needs --arms (or give a pair per arm)")
+        a, b = a * arms, b * arms
+    elif arms is not None and arms != len(a):
+        raise ValueError(f"--arms: {arms}, but {flag} gives {len(a)} pairs")
+    return {"family": family, "a": a, "b": b}
+
+
 def _run_config(args) -> dict:
-    if args.prior_means is None and args.prior_stds is None:
-        if args.arms is None:
-            raise ValueError("--arms: required unless --prior-means and --prior-stds are given")
+    given = [name for name, v in (("--prior-means/--prior-stds", args.prior_means
+                                   if args.prior_means is not None else args.prior_stds),
+                                  ("--beta-prior", args.beta_prior),
+                                  ("--gamma-prior", args.gamma_prior)) if v is not None]
+    if len(given) > 1:
+        raise ValueError(f"{given[1]}: one prior only, and {given[0]} is given")
+    arms = args.arms
+    if args.beta_prior is not None or args.gamma_prior is not None:
+        family = "beta" if args.beta_prior is not None else "gamma"
+        prior = _shape_prior(family, args.beta_prior or args.gamma_prior, arms)
+        arms = None  # the prior sets k
+    elif args.prior_means is None and args.prior_stds is None:
+        if arms is None:
+            raise ValueError("--arms: required unless a prior is given (--prior-means and "
+                             "--prior-stds, --beta-prior or --gamma-prior)")
         prior = None
     else:
         if args.prior_means is None or args.prior_stds is None:
@@ -140,10 +183,12 @@ def _run_config(args) -> dict:
             raise ValueError(f"--option name=...: the algorithm is --algorithm "
                              f"{args.algorithm}; options set its specification's fields")
     algo = {"name": args.algorithm, **dict(args.option)} if args.option else args.algorithm
-    cfg = {"seed": args.seed, "runs": args.runs, "noise_std": args.noise_std,
-           "grid": {"algorithm": [algo], "delta": [args.delta]}}
-    if args.arms is not None:
-        cfg["grid"]["arms"] = [args.arms]
+    cfg: dict = {"seed": args.seed, "runs": args.runs,
+                 "grid": {"algorithm": [algo], "delta": [args.delta]}}
+    if args.noise_std is not None:
+        cfg["noise_std"] = args.noise_std
+    if arms is not None:
+        cfg["grid"]["arms"] = [arms]
     if prior is not None:
         cfg["grid"]["prior"] = [prior]
     if args.max_samples is not None:

@@ -10,6 +10,7 @@ cancellation flag every kernel polls (:func:`bai_lib.kernels.cancel_flag`).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -19,8 +20,8 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["memory_needed", "check_memory", "available_memory", "progress_enabled",
-           "CostProgress", "COMPILE_NOTICE_AFTER", "warm_up", "run_workers", "execute",
-           "default_threads"]
+           "notice_enabled", "CostProgress", "COMPILE_NOTICE_AFTER", "LONG_RUN_NOTICE", "warm_up",
+           "run_workers", "execute", "default_threads"]
 
 #: Bytes of per-run storage in :func:`~bai_lib.simulate`, besides ``8 k`` for the means:
 #: generator state (32), the best arm (8) and the schedule (8 + 8).
@@ -85,10 +86,55 @@ def progress_enabled(progress: Optional[bool]) -> bool:
                 return True
         except (AttributeError, ValueError):
             return False
-        return "ipykernel" in sys.modules
+        return _in_kernel()
     if isinstance(progress, (bool, np.bool_)):
         return bool(progress)
     raise ValueError(f"progress must be None, True or False, got {progress!r}")
+
+
+def notice_enabled(progress: Optional[bool]) -> bool:
+    """Whether a first call that compiles says so on stderr: always, piped output included,
+    unless progress output is turned off (``progress=False`` or ``BAI_LIB_PROGRESS=0``)."""
+    if progress is None:
+        return os.environ.get("BAI_LIB_PROGRESS") != "0"
+    return progress_enabled(progress)
+
+
+class _KernelLine:
+    """A file for tqdm in a Jupyter kernel: the bar is one display output redrawn in place
+    (created at its first draw), and emptied when the bar closes, so that a saved notebook
+    keeps no trace of it beyond an empty output (stderr would keep one output per redraw)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.handle = None
+
+    def write(self, s: str) -> None:
+        self.text = s.rsplit("\r", 1)[-1] if "\r" in s else self.text + s
+
+    def flush(self) -> None:
+        from IPython.display import display
+
+        data = {"text/plain": self.text} if self.text.strip() else {}
+        if self.handle is None:
+            if data:
+                self.handle = display(data, raw=True, display_id=True)
+        else:
+            self.handle.update(data, raw=True)
+
+
+def _in_kernel() -> bool:
+    """Whether the caller runs in a Jupyter kernel (an IPython shell with a kernel; the module
+    ``ipykernel`` alone may be imported by tools that start kernels) whose stderr is not a
+    terminal."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if getattr(shell, "kernel", None) is None:
+        return False
+    try:
+        return not sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return True
 
 
 class CostProgress:
@@ -97,6 +143,14 @@ class CostProgress:
     Runs are scheduled longest first, so a count-based ETA starts far too pessimistic. Here the
     time left is ``elapsed * (cost left) / (cost done)`` with the scheduling keys of the
     algorithm (proportional to a run's expected number of samples) capped at ``max_samples``.
+
+    While no run finishes (the long runs of a heavy tail come first), :meth:`tick`, called about
+    once a second, keeps the elapsed time moving and shows how long the oldest run in progress
+    has been going (:data:`LONG_RUN_NOTICE` seconds or more).
+
+    In a Jupyter kernel the bar is one display output, drawn only by the calling thread (once a
+    second, by :meth:`tick`), shown only for calls longer than a second, and emptied at the end:
+    re-running a chapter leaves no progress output in it.
     """
 
     def __init__(self, desc: str, keys: np.ndarray, max_samples: int) -> None:
@@ -107,19 +161,52 @@ class CostProgress:
         self.total = float(self.cost.sum())
         self.done = 0.0
         self.t0 = time.perf_counter()
-        self.bar = tqdm(total=len(keys), desc=desc, unit="run", file=sys.stderr, leave=False,
+        kernel = _in_kernel()
+        self.line = _KernelLine() if kernel else sys.stderr
+        self.bar = tqdm(total=len(keys), desc=desc, unit="run", leave=False, file=self.line,
+                        delay=1.0 if kernel else 0.0,
+                        mininterval=math.inf if kernel else 0.1,  # the kernel: tick() draws
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} runs "
                                    "[{elapsed}{postfix}]")
+        self.left = ""
+        self.lock = threading.Lock()  # the worker threads and the waiting thread draw the bar
+        self.running: dict[int, float] = {}  # perf_counter() at the start of each run going
 
-    def update(self, runs: np.ndarray) -> None:
-        self.done += float(self.cost[runs].sum())
-        left = (time.perf_counter() - self.t0) * max(self.total - self.done, 0.0) / self.done
-        self.bar.set_postfix_str(f"about {self.bar.format_interval(left)} left", refresh=False)
-        self.bar.update(len(runs))
+    def start(self, worker: int) -> None:
+        """A run starts on the worker thread ``worker``."""
+        with self.lock:
+            self.running[worker] = time.perf_counter()
+
+    def update(self, runs: np.ndarray, worker: Optional[int] = None) -> None:
+        """The runs ``runs`` are done (on the worker thread ``worker``, now idle)."""
+        with self.lock:
+            self.running.pop(worker, None)
+            self.done += float(self.cost[runs].sum())
+            left = (time.perf_counter() - self.t0) * max(self.total - self.done, 0.0) / self.done
+            self.left = f"about {self.bar.format_interval(left)} left"
+            self.bar.set_postfix_str(self.left, refresh=False)
+            self.bar.update(len(runs))
+
+    def tick(self) -> None:
+        """Redraw: the elapsed time, and the age of the oldest run in progress when it is long."""
+        with self.lock:
+            now = time.perf_counter()
+            oldest = now - min(self.running.values(), default=now)
+            parts = [self.left] if self.left else []
+            if oldest >= LONG_RUN_NOTICE:
+                parts.append(f"a run going for {self.bar.format_interval(oldest)}")
+            self.bar.set_postfix_str(", ".join(parts), refresh=False)
+            self.bar.refresh()
 
     def close(self) -> None:
         self.bar.close()
+        if isinstance(self.line, _KernelLine):  # tqdm clears only what update() drew
+            self.line.text = ""
+            self.line.flush()
 
+
+#: Seconds a run must have been going before the progress bar names its age.
+LONG_RUN_NOTICE = 5.0
 
 #: Seconds of compiling before :func:`warm_up` prints its notice.
 COMPILE_NOTICE_AFTER = 1.0
@@ -128,7 +215,7 @@ COMPILE_NOTICE_AFTER = 1.0
 def warm_up(call: Callable[[], object], label: str, show: bool) -> None:
     """Call the kernel once on a trivial instance, so that it is compiled before runs are timed.
 
-    With progress output on (``show``), a compilation still going after
+    With ``show`` (:func:`notice_enabled`), a compilation still going after
     :data:`COMPILE_NOTICE_AFTER` seconds is announced on stderr, once per call, so that a first
     call does not sit silent for the 10 s a kernel can take to compile.
     """
@@ -196,8 +283,11 @@ def run_workers(worker: Callable[[], None], n_workers: int, cancel: np.ndarray,
                     all_done.set()
 
     def wait_all():
+        last = time.perf_counter()
         while not all_done.wait(timeout=0.1):
-            pass
+            if bar is not None and time.perf_counter() - last >= 1.0:
+                last = time.perf_counter()
+                bar.tick()
 
     started = 0
     try:
@@ -243,6 +333,7 @@ def execute(task: Callable[[int, np.ndarray], None], keys: np.ndarray, n_runs: i
     bar = CostProgress(desc, keys, max_samples) if show_progress else None
 
     def worker():
+        me = threading.get_ident()
         try:
             while not cancel[0]:
                 with lock:
@@ -253,12 +344,13 @@ def execute(task: Callable[[int, np.ndarray], None], keys: np.ndarray, n_runs: i
                     cursor[0] = stop
                 for j in range(start, stop):
                     r = order[j]
+                    if bar is not None:
+                        bar.start(me)
                     t0 = time.perf_counter()
                     task(r, cancel)
                     secs[r] = time.perf_counter() - t0
                 if bar is not None:
-                    with lock:
-                        bar.update(order[start:stop])
+                    bar.update(order[start:stop], me)
         except BaseException:
             cancel[0] = 1
             raise

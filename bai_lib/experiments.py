@@ -258,10 +258,18 @@ def results_path(path: str | Path) -> Path:
     then the file goes into that directory under its own file name. Test runs (nbval) set it to a
     temporary directory so that re-executing the notebooks never rewrites the tracked
     ``results/`` and the written tables can be compared with the tracked ones.
+
+    A chapter's ``../results/...`` outside a checkout (no folder ``../results`` beside the
+    notebook, as for a chapter downloaded from the book) is ``results/...`` in the working
+    directory: a downloaded chapter keeps what it writes beside itself.
     """
     path = Path(path)
     redirect = os.environ.get(RESULTS_DIR_ENV)
-    return Path(redirect) / path.name if redirect else path
+    if redirect:
+        return Path(redirect) / path.name
+    detached = (not path.is_absolute() and path.parts[:2] == ("..", "results")
+                and not Path("..", "results").is_dir())
+    return Path("results", *path.parts[2:]) if detached else path
 
 
 def write_csv(rows: Iterable[Mapping], path: str | Path) -> Path:

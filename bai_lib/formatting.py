@@ -241,20 +241,21 @@ SUMMARY_COLUMNS: dict[str, tuple] = {
 
 def summary_table(store: ResultStore | str | Path, fmt: str = "text",
                   left_out: Optional[dict] = None) -> str:
-    """The summary of a result store, one row per complete cell, as text, CSV or Markdown.
+    """The summary of a result store, one row per complete cell, as text, CSV, JSON or Markdown.
 
     Parameters
     ----------
     store : ResultStore or path
         The store (:class:`~bai_lib.store.ResultStore`, or its directory).
-    fmt : {"text", "csv", "markdown"}
-        ``"csv"`` gives the numbers of :meth:`~bai_lib.store.ResultStore.summary` unformatted
-        (the error interval as ``error_lo`` and ``error_hi``); ``"text"`` and ``"markdown"``
+    fmt : {"text", "csv", "json", "markdown"}
+        ``"csv"`` and ``"json"`` (a list of one object per row) give the numbers of
+        :meth:`~bai_lib.store.ResultStore.summary` unformatted (the error interval as
+        ``error_lo`` and ``error_hi``, a missing value as ``null``); ``"text"`` and ``"markdown"``
         format them for people, as the book's tables do (:data:`SUMMARY_COLUMNS`).
     left_out : dict, optional
         Filled with the cells left out, as by :meth:`~bai_lib.store.ResultStore.summary`.
     """
-    V.choice(fmt, ("text", "csv", "markdown"), "format")
+    V.choice(fmt, ("text", "csv", "json", "markdown"), "format")
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     df = store.summary(left_out)
     raw = [key for key, _ in SUMMARY_COLUMNS.values()]
@@ -262,6 +263,8 @@ def summary_table(store: ResultStore | str | Path, fmt: str = "text",
     df = df.reindex(columns=raw) if df.empty else df[raw]
     if fmt == "csv":
         return df.to_csv(index=False)
+    if fmt == "json":
+        return df.to_json(orient="records", indent=1, double_precision=15) + "\n"
     text = table(df.to_dict("records"), SUMMARY_COLUMNS)
     if fmt == "text":
         return text.to_string(index=False) + "\n"

@@ -38,7 +38,10 @@ from . import _rng
 from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm
-from .executor import check_memory, default_threads, execute, progress_enabled, warm_up
+from .beta_prior import BetaPrior
+from .executor import (check_memory, default_threads, execute, notice_enabled, progress_enabled,
+                       warm_up)
+from .gamma_prior import GammaPrior
 from .plan import CensoringWarning, RunPlan
 from .priors import GaussianPrior
 from .result import SimulationResult
@@ -49,8 +52,8 @@ __all__ = ["simulate", "simulate_deltas", "run_plan"]
 
 def simulate(
     algorithm: Algorithm | str,
-    prior: GaussianPrior,
-    noise_stds: ArrayLike,
+    prior: Optional[GaussianPrior | BetaPrior | GammaPrior],
+    noise_stds: Optional[ArrayLike],
     delta: float,
     n_runs: int,
     seed: int,
@@ -72,14 +75,15 @@ def simulate(
 
     Parameters
     ----------
-    algorithm : Algorithm or {"elimination", "noelim", "ttts", "ttucb"}
+    algorithm : Algorithm or str
         A specification from :mod:`bai_lib.algorithms` (``Elimination(...)``,
-        ``NoElim(...)``, ``TTTS(...)``, ``TTUCB(...)``), whose fields hold the
-        algorithm's options and conventions, or the name of one with default
-        options: ``"elimination"`` is Algorithm 1 of the paper (Section 5),
-        ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
-        Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping
-        rule of the authors' released code.
+        ``NoElim(...)``, ``TTTS(...)``, ``TTUCB(...)``, ``EBTC(...)``, ``TrackAndStop(...)``,
+        ``LUCB(...)``, a :class:`~bai_lib.algorithms.SamplingRule`), whose fields hold the
+        algorithm's options and conventions, or the name of one with default options (a key
+        of :data:`bai_lib.algorithms.ALGORITHMS`): ``"elimination"`` is Algorithm 1 of the
+        paper (Section 5), ``"noelim"`` its no-elimination variant, ``"ttts"`` Top-Two Thompson
+        Sampling with Chernoff stopping, ``"ttucb"`` TTUCB with the stopping rule of the
+        authors' released code, ``"ebtc"``, ``"tas"`` and ``"lucb"`` the other baselines.
     prior : GaussianPrior, BetaPrior, GammaPrior or None
         Prior ``H`` on the arm means. May be ``None`` when ``means`` is given and the algorithm
         does not use a prior (TTUCB, EB-TC, Track-and-Stop, LUCB, Algorithm 1 with an explicit
@@ -174,8 +178,8 @@ def simulate(
 
 def simulate_deltas(
     algorithm: Algorithm | str,
-    prior: GaussianPrior,
-    noise_stds: ArrayLike,
+    prior: Optional[GaussianPrior | BetaPrior | GammaPrior],
+    noise_stds: Optional[ArrayLike],
     deltas: Sequence[float],
     n_runs: int,
     seed: int,
@@ -233,10 +237,10 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
     chunk_size = 1 if chunk_size is None else V.integer(chunk_size, "chunk_size", 1)
     check_memory(plan.n_runs, plan.k, len(plan.deltas),
                  working=min(n_threads, plan.n_runs) * plan.algorithm.working_memory(plan.k))
-    show_progress = progress_enabled(progress)
+    show = (progress_enabled(progress), notice_enabled(progress))
 
     def compute(p: RunPlan, index: Optional[np.ndarray]) -> Records:
-        return _compute(p, index, n_threads, chunk_size, show_progress)
+        return _compute(p, index, n_threads, chunk_size, show)
 
     cache = active_cache()
     rec = compute(plan, None) if cache is None else cache.records(plan, compute)
@@ -244,8 +248,10 @@ def run_plan(plan: RunPlan, *, n_threads: Optional[int] = None, chunk_size: Opti
 
 
 def _compute(plan: RunPlan, index: Optional[np.ndarray], n_threads: int, chunk_size: int,
-             show_progress: bool) -> Records:
-    """The records of the runs of ``plan`` at positions ``index`` (all runs for ``None``)."""
+             show: tuple[bool, bool]) -> Records:
+    """The records of the runs of ``plan`` at positions ``index`` (all runs for ``None``);
+    ``show``: the progress bar, the compile notice."""
+    show_progress, show_notice = show
     spec, prior, sig, deltas = plan.algorithm, plan.prior, plan.noise_stds, plan.deltas
     k, max_samples = plan.k, plan.max_samples
     means = plan.instance_means()
@@ -278,7 +284,7 @@ def _compute(plan: RunPlan, index: Optional[np.ndarray], n_threads: int, chunk_s
         warm_up(lambda: run(np.array([1, 2, 3, 4], dtype=np.uint64), np.zeros(k),
                             t_rows[0].copy(), r_rows[0].copy(), c_rows[0].copy(),
                             max_samples=k),  # compile or load before timing
-                spec.label, show_progress)
+                spec.label, show_notice)
         st = states.copy() if len(groups) > 1 else states
 
         def task(r, cancel, run=run, st=st, t_rows=t_rows, r_rows=r_rows, c_rows=c_rows):

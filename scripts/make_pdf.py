@@ -21,30 +21,18 @@ from __future__ import annotations
 
 import argparse
 import base64
-import functools
-import http.server
 import io
-import shutil
 import sys
-import threading
 import time
 from pathlib import Path
 
 from pypdf import PdfReader
 
+from headless import MISSING, WAIT_MATHJAX, chrome, find_browser, serve
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "singlehtml"
 OUT = ROOT / "_build" / "pdf" / "book.pdf"
-
-WAIT_MATHJAX = """
-const done = arguments[arguments.length - 1];
-if (!document.querySelector('.math')) { done('ok'); return; }
-(function wait() {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    MathJax.startup.promise.then(() => done('ok'), e => done('error: ' + e));
-  } else { setTimeout(wait, 50); }
-})();
-"""
 
 # Marks the page for _static/pdf.css and returns [[section id, title], ...] of the chapters in
 # the order of the contents, and how many empty code boxes it hid. Each entry of the contents
@@ -126,41 +114,31 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="the PDF to write")
     args = parser.parse_args(argv)
     page = args.html / "book" / "intro.html"
-    chrome, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chrome and driver_path):
-        print("needs the Debian packages chromium and chromium-driver", file=sys.stderr)
+    browser = find_browser()
+    if browser is None:
+        print(MISSING, file=sys.stderr)
         return 1
     if not page.exists():
         print(f"no single-page book at {page}; run `make pdf` (it builds one first)",
               file=sys.stderr)
         return 1
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(args.html)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chrome
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,900"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(driver_path), options=opts)
     # typesetting every formula of the book in one page takes minutes on two busy cores: the
     # script and the HTTP requests of the driver may take that long
-    drv.set_script_timeout(1200)
-    drv.command_executor.client_config.timeout = 1200
+    with serve(args.html) as base:
+        drv = chrome(1280, browser=browser, script_timeout=1200)
+        drv.command_executor.client_config.timeout = 1200
+        return _print(drv, base, args, page)
+
+
+def _print(drv, base: str, args, page: Path) -> int:
+    """Print the single page ``page`` of the build served at ``base`` to ``args.out``."""
     # The single page is written to book/intro.html but links its styles, scripts and images
     # relative to the build's root: it is served from there under another name.
     printed = args.html / "_print.html"
     printed.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
     start = time.monotonic()
     try:
-        drv.get(f"http://127.0.0.1:{server.server_address[1]}/{printed.name}")
+        drv.get(f"{base}/{printed.name}")
         state = drv.execute_async_script(WAIT_MATHJAX)
         if state != "ok":
             print(f"MathJax: {state}", file=sys.stderr)
@@ -198,7 +176,6 @@ def main(argv: list[str]) -> int:
             return 1
     finally:
         drv.quit()
-        server.shutdown()
         printed.unlink()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)

@@ -11,26 +11,14 @@ waiting for MathJax before each capture.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import shutil
 import sys
-import threading
 from pathlib import Path
+
+from headless import MISSING, WAIT_MATHJAX, chrome, find_browser, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "screenshots"
-
-WAIT_MATHJAX = """
-const done = arguments[arguments.length - 1];
-if (!document.querySelector('.math')) { done(); return; }
-(function wait() {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    MathJax.startup.promise.then(() => done(), () => done());
-  } else { setTimeout(wait, 50); }
-})();
-"""
 
 
 def main(argv: list[str]) -> int:
@@ -40,17 +28,31 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="where the PNGs go")
     parser.add_argument("pages", nargs="*", help="only pages whose path contains one of these")
     args = parser.parse_args(argv)
-    width, html, out = args.width, args.html, args.out
-    chrome, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chrome and driver_path):
-        print("needs the Debian packages chromium and chromium-driver", file=sys.stderr)
+    browser = find_browser()
+    if browser is None:
+        print(MISSING, file=sys.stderr)
         return 1
-    if not (html / "book" / "intro.html").exists():
-        print(f"no book in {html}; run `make book` first", file=sys.stderr)
+    if not (args.html / "book" / "intro.html").exists():
+        print(f"no book in {args.html}; run `make book` first", file=sys.stderr)
         return 1
-    from selenium import webdriver
+    with serve(args.html) as base:
+        drv = chrome(args.width, browser=browser, extra_args=("--hide-scrollbars",))
+        try:
+            _shoot(drv, base, args)
+        finally:
+            drv.quit()
+    return 0
+
+
+def _shoot(drv, base: str, args) -> None:
+    """One PNG per selected page of the build served at ``base``."""
     from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.chrome.service import Service
+
+    width, html, out = args.width, args.html, args.out
+    out.mkdir(parents=True, exist_ok=True)
+    pages = sorted((html / "book").rglob("*.html")) + sorted((html / "notebooks").glob("*.html"))
+    if args.pages:
+        pages = [p for p in pages if any(sel in p.relative_to(html).as_posix() for sel in args.pages)]
 
     def wait_for_math(page):
         try:
@@ -59,48 +61,23 @@ def main(argv: list[str]) -> int:
             print(f"{page}: MathJax did not finish within 30 s; capturing the page as it is",
                   file=sys.stderr)
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(html)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chrome
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                f"--window-size={width},900"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(driver_path), options=opts)
-    drv.set_script_timeout(30)
-    out.mkdir(parents=True, exist_ok=True)
-    pages = sorted((html / "book").rglob("*.html")) + sorted((html / "notebooks").glob("*.html"))
-    if args.pages:
-        pages = [p for p in pages if any(sel in p.relative_to(html).as_posix() for sel in args.pages)]
-
     def set_size(height):
         # Headless Chromium keeps windows at least 500 px wide: narrower widths are emulated.
         drv.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
 
-    try:
-        for page in pages:
-            rel = page.relative_to(html).as_posix()
-            set_size(900)
-            drv.get(f"{base}/{rel}")
-            wait_for_math(rel)
-            height = drv.execute_script("return document.documentElement.scrollHeight")
-            set_size(min(int(height), 30000))
-            wait_for_math(rel)
-            name = page.relative_to(html / page.relative_to(html).parts[0]).with_suffix("").as_posix()
-            target = out / f"{name.replace('/', '-')}-{width}px.png"
-            drv.save_screenshot(str(target))
-            print(target)
-    finally:
-        drv.quit()
-        server.shutdown()
-    return 0
+    for page in pages:
+        rel = page.relative_to(html).as_posix()
+        set_size(900)
+        drv.get(f"{base}/{rel}")
+        wait_for_math(rel)
+        height = drv.execute_script("return document.documentElement.scrollHeight")
+        set_size(min(int(height), 30000))
+        wait_for_math(rel)
+        name = page.relative_to(html / page.relative_to(html).parts[0]).with_suffix("").as_posix()
+        target = out / f"{name.replace('/', '-')}-{width}px.png"
+        drv.save_screenshot(str(target))
+        print(target)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Every page of the built book, opened in headless Chromium as a reader would see it.
 
-Served by ``http.server`` on 127.0.0.1 from the session's build (no network needed), each page
+Served by ``http.server`` on 127.0.0.1 (``scripts/headless.py``) from the session's build (no network needed), each page
 is checked at 1280 px: MathJax typeset everything without errors (no error box, and no undefined
 control sequence such as ``\\bnu``, which MathJax shows as its name in red) and no raw TeX
 delimiters are left in the visible text; no table, figure, output block or display equation is
@@ -24,16 +24,16 @@ they are missing the test is skipped with a message naming them, unless
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import shutil
-import threading
+import sys
 import urllib.parse
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from headless import MISSING, WAIT_MATHJAX, chrome, find_browser, serve  # noqa: E402
 
 WIDTH = 1280
 TOLERANCE_PX = 2
@@ -142,21 +142,6 @@ for (const el of clone.querySelectorAll('pre, code, script, style, .cell_input')
 return clone.innerText;
 """
 
-MATHJAX_DONE_JS = r"""
-const done = arguments[arguments.length - 1];
-if (!document.querySelector('.math')) { done('ok'); return; }   // a page without math
-const start = Date.now();
-(function wait() {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    MathJax.startup.promise.then(() => done('ok')).catch(e => done('error: ' + e));
-  } else if (Date.now() - start > 20000) {
-    done('did not load within 20 s');
-  } else {
-    setTimeout(wait, 50);
-  }
-})();
-"""
-
 # A fixed-width text table: a separator line ("-----  ----  ---"), or three or more lines padded
 # into columns (a run of three or more spaces between two words). Results belong in HTML tables.
 TEXT_TABLE_RULE = re.compile(r"^\s*-{3,}(\s+-{3,})+\s*$", re.M)
@@ -169,19 +154,12 @@ def looks_like_text_table(output: str) -> bool:
     return sum(bool(PADDED_COLUMNS.search(line)) for line in output.splitlines()) >= 3
 
 
-def _browser_or_skip():
-    required = os.environ.get("BAI_LIB_REQUIRE_BROWSER") == "1"
-    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    try:
-        import selenium  # noqa: F401
-    except ImportError:  # pragma: no cover - selenium is in the lock file
-        chrome = None
-    if chrome and driver:
-        return chrome, driver
-    msg = ("the browser test needs the Debian packages 'chromium' and 'chromium-driver' "
-           "(apt-get install chromium chromium-driver)")
-    if required:
+def _browser_or_skip() -> tuple[str, str]:
+    found = find_browser()
+    if found:
+        return found
+    msg = f"the browser test {MISSING}"
+    if os.environ.get("BAI_LIB_REQUIRE_BROWSER") == "1":
         pytest.fail(msg + "; BAI_LIB_REQUIRE_BROWSER=1 makes it mandatory")
     pytest.skip(msg)
 
@@ -189,33 +167,13 @@ def _browser_or_skip():
 @pytest.fixture(scope="module")
 def served_book(built_book):
     html, _ = built_book
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(html)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield html, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(html) as base:
+        yield html, base
 
 
 @pytest.fixture(scope="module")
 def driver():
-    chrome, chromedriver = _browser_or_skip()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chrome
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={WIDTH},900"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(chromedriver), options=opts)
-    drv.set_script_timeout(30)
+    drv = chrome(WIDTH, browser=_browser_or_skip(), browser_log=True)
     yield drv
     drv.quit()
 
@@ -239,7 +197,7 @@ def test_every_page_reads_well_in_a_browser(served_book, driver):
     n_checks = 0
     for page in pages:
         driver.get(f"{base}/{page}")
-        state = driver.execute_async_script(MATHJAX_DONE_JS)
+        state = driver.execute_async_script(WAIT_MATHJAX)
         n_checks += 1
         if state != "ok":
             problems.append(f"{page}: MathJax {state}")
@@ -314,7 +272,7 @@ def _emulate(driver, width: int | None) -> None:
 
 def _open(driver, url: str) -> None:
     driver.get(url)
-    assert driver.execute_async_script(MATHJAX_DONE_JS) == "ok", url
+    assert driver.execute_async_script(WAIT_MATHJAX) == "ok", url
 
 
 def _visible(driver, selector: str):

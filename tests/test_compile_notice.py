@@ -48,3 +48,28 @@ def test_simulate_stays_silent_when_progress_is_off(monkeypatch, capsys):
     res = simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 5, seed=1, progress=False)
     assert res.n_runs == 5
     assert capsys.readouterr().err == ""
+
+
+def test_the_notice_shows_on_piped_output_unless_progress_is_turned_off(monkeypatch):
+    """Piped (not a terminal, not a kernel) a compile is still announced; only an explicit off
+    (progress=False or BAI_LIB_PROGRESS=0) silences it."""
+    monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
+    assert executor.notice_enabled(None) and executor.notice_enabled(True)
+    assert not executor.notice_enabled(False)
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "0")
+    assert not executor.notice_enabled(None) and executor.notice_enabled(True)
+
+
+def test_simulate_asks_for_the_notice_on_piped_output(monkeypatch):
+    """``simulate(progress=None)`` with output captured (as piped: no terminal, no kernel) asks
+    ``warm_up`` for the notice; with ``BAI_LIB_PROGRESS=0`` it does not."""
+    import bai_lib.simulation as simulation
+    asked = []
+    real = simulation.warm_up
+    monkeypatch.setattr(simulation, "warm_up",
+                        lambda call, label, show: (asked.append(show), real(call, label, False)))
+    monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
+    simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 3, seed=1)
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "0")
+    simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 3, seed=1)
+    assert asked == [True, False]

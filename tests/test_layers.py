@@ -145,7 +145,7 @@ def test_the_class_test_finder_finds_them():
 
 #: The layers, bottom first: a module imports only from its own layer or those below it.
 LAYERS = [
-    ["_validate"],
+    ["_validate", "_version"],
     ["_rng", "_variates", "stats", "quadrature"],
     ["priors", "shape_prior", "beta_prior", "gamma_prior", "empirical_bayes", "robust"],  # math
     ["stopping", "confidence", "kl", "kl_poisson"],

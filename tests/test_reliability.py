@@ -142,6 +142,46 @@ def test_progress_bar_starts_at_once_and_estimates_time_by_cost(capfd):
     assert res.n_runs == n
 
 
+def test_progress_moves_while_a_long_run_holds_every_worker(capfd, monkeypatch):
+    """One long run and no other: no run finishes for seconds, yet the bar redraws about once a
+    second with the elapsed time and names the age of the run in progress."""
+    import re
+
+    from bai_lib import executor as S
+    monkeypatch.setattr(S, "LONG_RUN_NOTICE", 0.5)
+    from bai_lib import CensoringWarning
+    with pytest.warns(CensoringWarning):  # tied means: the run goes to its cap
+        res = simulate("ttucb", None, 1.0, 0.01, 1, 2, means=[0.0, 0.0], progress=True,
+                       n_threads=1, max_samples=15 * 10**7)
+    err = capfd.readouterr().err
+    assert res.seconds > 2.5, res.seconds  # long enough to need the redraws
+    ages = re.findall(r"a run going for 00:(\d\d)", err)
+    assert len(set(ages)) >= 2, err[-2000:]  # the age moves
+    assert re.search(r"\b0/1 runs \[00:0[1-9]", err), err[-2000:]  # elapsed time moves too
+
+
+def test_a_chapter_run_in_a_kernel_keeps_no_progress_output(monkeypatch):
+    """Executed by nbclient (as ``jupyter execute`` does) with progress on, a cell whose call
+    lasts seconds keeps its own output and, of the bar, one display output emptied at the end
+    (on stderr tqdm would leave one output per redraw)."""
+    import nbclient
+    import nbformat
+
+    monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import warnings\nwarnings.simplefilter('ignore')\nprint('before')\n"
+        "from bai_lib import simulate\n"
+        "r = simulate('ttucb', None, 1.0, 0.01, 1, 2, means=[0.0, 0.0], n_threads=1,\n"
+        "             max_samples=15 * 10**7)\nprint('after', r.seconds[0] > 1.5)"))
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=300).execute()
+    outputs = nb.cells[0].outputs
+    texts = [o.get("text", "") for o in outputs if o["output_type"] == "stream"]
+    assert "".join(texts) == "before\nafter True\n", outputs
+    shown = [o for o in outputs if o["output_type"] == "display_data"]
+    assert len(shown) == 1 and shown[0]["data"] == {}, outputs
+
+
 def test_cost_weighted_eta_is_not_misled_by_longest_first(monkeypatch):
     """Two runs of cost 1000 done out of 1000 runs (998 of cost 1): a count-based estimate says
     499 times the elapsed time is left, the cost-weighted one about half of it."""

@@ -64,3 +64,56 @@ def test_bad_family_priors_are_refused_by_key(entry, match):
                                              "delta": [0.1], "prior": [entry]}}
     with pytest.raises(ConfigError, match=match):
         parse_sweep(config)
+
+
+# ---------------------------------------------------------------------------
+# The command line speaks every family
+
+
+def _cli_run(tmp_path, *prior_args, algorithm="ttucb"):
+    from bai_lib.cli import main as cli_main
+    out = tmp_path / "store"
+    code = cli_main(["run", "--algorithm", algorithm, *prior_args, "--delta", "0.1",
+                     "--runs", "12", "--seed", "3", "--out", str(out), "--quiet"])
+    return code, out
+
+
+@pytest.mark.parametrize("flag, prior", [
+    ("--beta-prior", BetaPrior([3, 3, 3], [7, 7, 7])),
+    ("--gamma-prior", GammaPrior([4, 4, 4], [8, 8, 8]))], ids=["beta", "gamma"])
+def test_cli_run_takes_a_beta_or_gamma_prior_and_runs_what_simulate_runs(tmp_path, capsys, flag,
+                                                                        prior):
+    from bai_lib.store import ResultStore
+    a, b = prior.a[0], prior.b[0]
+    code, out = _cli_run(tmp_path, flag, str(a), str(b), "--arms", "3")
+    assert code == 0, capsys.readouterr().err
+    assert ("Beta(3, 7)^3" if flag == "--beta-prior" else "Gamma(4, 8)^3") in capsys.readouterr().out
+    table = ResultStore(out).table().sort_values("run")
+    res = simulate(TTUCB(), prior, None, 0.1, 12, 3, progress=False)
+    assert np.array_equal(table["tau"].to_numpy(), res.stopping_times)
+    assert np.array_equal(table["recommendation"].to_numpy(), res.recommendations)
+
+
+def test_cli_run_takes_one_pair_per_arm(tmp_path, capsys):
+    from bai_lib.store import ResultStore
+    code, out = _cli_run(tmp_path, "--beta-prior", "2", "8", "3", "7", algorithm="elimination")
+    assert code == 0, capsys.readouterr().err
+    res = simulate(Elimination(), BetaPrior([2, 3], [8, 7]), None, 0.1, 12, 3, progress=False)
+    table = ResultStore(out).table().sort_values("run")
+    assert np.array_equal(table["tau"].to_numpy(), res.stopping_times)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--beta-prior", "3", "7", "2"], "--beta-prior: give pairs a b"),
+    (["--beta-prior", "3", "7"], "--beta-prior: one pair a b needs --arms"),
+    (["--gamma-prior", "3", "7", "2", "1", "--arms", "3"], "--arms: 3, but --gamma-prior gives 2"),
+    (["--beta-prior", "3", "7", "--gamma-prior", "1", "1", "--arms", "2"], "one prior only"),
+    (["--prior-means", "0", "0", "--prior-stds", "1", "1", "--beta-prior", "3", "7"],
+     "one prior only"),
+    (["--beta-prior", "3", "-7", "--arms", "2"], "b"),
+])
+def test_cli_bad_family_priors_are_refused_in_one_line(tmp_path, capsys, args, needle):
+    code, out = _cli_run(tmp_path, *args)
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and err.count("\n") == 1, err
+    assert not out.exists()

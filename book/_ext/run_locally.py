@@ -35,10 +35,10 @@ PACKAGE_FILES = ("pyproject.toml", "README.md", "LICENSE")
 
 def library_version(root: Path = ROOT) -> str:
     """``bai_lib.__version__``, read from the source without importing the package."""
-    text = (root / "bai_lib" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    text = (root / "bai_lib" / "_version.py").read_text(encoding="utf-8")
+    match = re.search(r'^VERSION\s*=\s*"([^"]+)"', text, re.MULTILINE)
     if not match:
-        raise RuntimeError("bai_lib/__init__.py defines no __version__ string")
+        raise RuntimeError("bai_lib/_version.py defines no VERSION string")
     return match.group(1)
 
 
