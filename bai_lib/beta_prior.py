@@ -141,7 +141,7 @@ def _nodes(u, left, m0, m1):
     return x, y, lx, ly, ljac
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class BetaPrior(ShapePrior):
     """Independent Beta priors :math:`H_i = \\mathrm{Beta}(a_i, b_i)` on Bernoulli arm means.
 

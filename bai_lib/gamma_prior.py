@@ -183,7 +183,7 @@ def _log_cdf(z, lz, ell, a):
     return out
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False, init=False)
 class GammaPrior(ShapePrior):
     """Independent Gamma priors :math:`H_i = \\mathrm{Gamma}(a_i, b_i)` on Poisson arm means.
 

@@ -79,7 +79,7 @@ def _representable(value: float) -> bool:
     return math.isfinite(value) and value >= _TINY
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class GaussianPrior:
     """Independent Gaussian prior :math:`H_i = N(m_i, \\xi_i^2)` on the arm means (Section 2).
 
@@ -110,6 +110,13 @@ class GaussianPrior:
     means: np.ndarray
     stds: np.ndarray
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __init__(self, means: ArrayLike, stds: ArrayLike) -> None:
+        # written out so that the parameters take any array-like (the fields hold arrays)
+        object.__setattr__(self, "means", means)
+        object.__setattr__(self, "stds", stds)
+        object.__setattr__(self, "_cache", {})
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         m = _as_vector(self.means, "means")

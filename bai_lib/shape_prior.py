@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _validate as V
 from ._rng import SEED_MAX
@@ -70,7 +71,7 @@ def _params(values, name: str, bounds: tuple[float, float]) -> np.ndarray:
     return arr
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class ShapePrior:
     """Independent priors :math:`H_i` on the arm means, each with two parameters ``a_i, b_i``.
 
@@ -111,6 +112,13 @@ class ShapePrior:
     a: np.ndarray
     b: np.ndarray
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __init__(self, a: ArrayLike, b: ArrayLike) -> None:
+        # written out so that the parameters take any array-like (the fields hold arrays)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "_cache", {})
+        self.__post_init__()
 
     _RANGES: ClassVar[tuple[tuple[float, float], tuple[float, float]]]
     _SUPPORT_END: ClassVar[float]

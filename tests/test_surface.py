@@ -123,3 +123,20 @@ def test_a_chapter_outside_a_checkout_writes_beside_itself(tmp_path, monkeypatch
     assert results_path("../results/x.csv") == Path("../results/x.csv")
     assert results_path("/abs/results/x.csv") == Path("/abs/results/x.csv")
     assert results_path("figures/x.png") == Path("figures/x.png")
+
+
+def test_the_readme_examples_type_check(tmp_path):
+    """The README's Python examples pass ``mypy --strict`` against the package's annotations
+    (it ships ``py.typed``); errors inside the package's own modules are not this test's."""
+    import os
+    import subprocess
+    import sys
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) >= 2
+    (tmp_path / "readme_examples.py").write_text("\n".join(blocks))
+    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                          "--cache-dir", str(tmp_path / "cache"), "readme_examples.py"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
