@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from . import published
 from . import _validate as V
 from .algorithms import Algorithm, resolve
+from .families import reward_model
 from .priors import GaussianPrior
 from .stats import empirical_percentile, mean_ci
 
@@ -113,7 +114,7 @@ def comparison_rows(results: Mapping, table: int, reading: str = "as_printed") -
     for key, res in results.items():
         s = res.summary()
         pub = published.row(table, res.algorithm.name, reading)
-        bounded = res.algorithm.bounded
+        bounded = res.algorithm.bounded and reward_model(res.rewards).sub_gaussian
         lo, hi = mean_ci(res.stopping_times) if bounded else (math.nan, math.nan)
         elo, ehi = s["error_ci"]
         row = {

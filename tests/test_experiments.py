@@ -266,3 +266,16 @@ def test_normal_interval_is_estimate_plus_minus_z_se():
 
     lo, hi = normal_interval(1.0, 0.5, 0.9)
     assert (lo, hi) == pytest.approx((1.0 - norm.ppf(0.95) * 0.5, 1.0 + norm.ppf(0.95) * 0.5))
+
+
+def test_no_mean_interval_for_algorithm_1_on_poisson_arms():
+    """Algorithm 1's stopping time is bounded on sub-Gaussian rewards only: on Poisson arms
+    (KL widths grow with the mean) the comparison gives no normal interval for its mean."""
+    from bai_lib import Elimination, GammaPrior, GaussianPrior, simulate
+    from bai_lib.experiments import comparison_rows
+
+    gauss = simulate("elimination", GaussianPrior.standard(2), 1.0, 0.1, 20, 1, progress=False)
+    pois = simulate(Elimination(widths="kl"), GammaPrior([4, 4], [8, 8]), None, 0.1, 20, 1,
+                    progress=False)
+    rows = {r["algorithm"]: r for r in comparison_rows({"g": gauss, "p": pois}, 1)}
+    assert not np.isnan(rows["g"]["avg_ci_low"]) and np.isnan(rows["p"]["avg_ci_low"])

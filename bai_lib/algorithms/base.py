@@ -110,8 +110,9 @@ class Algorithm:
     color : str
         Colour of the algorithm in every figure.
     bounded : bool
-        Whether the stopping time is bounded (so that a normal interval for its mean means
-        something).
+        Whether the stopping time is bounded on sub-Gaussian rewards (so that a normal interval
+        for its mean means something); on rewards that are not sub-Gaussian (Poisson) no
+        algorithm's is (``sub_gaussian`` of :class:`~bai_lib.families.family.RewardModel`).
     needs_prior : bool
         Whether :meth:`bind` uses the prior (a posterior, ``L(H)``); algorithms that do not can
         run on fixed instances without one.
