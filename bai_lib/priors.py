@@ -31,9 +31,8 @@ from scipy.special import ndtr
 from scipy.stats import norm
 
 from . import _validate as V
-from .beta_prior import BetaPrior
-from .gamma_prior import GammaPrior
 from .quadrature import integrate_over_prior, normal_pdf, pair_integrals, single_integral
+from .shape_prior import ShapePrior
 from .stats import top_two_gap, wilson_interval
 
 __all__ = ["GaussianPrior", "check_prior", "L_released", "delta0", "volume_ratio_mc"]
@@ -520,7 +519,7 @@ def L_released(prior: GaussianPrior, method: str = "auto") -> float:
     return prior._cache[key]
 
 
-def delta0(prior: GaussianPrior | BetaPrior | GammaPrior, delta: float,
+def delta0(prior: GaussianPrior | ShapePrior, delta: float,
            factor: float = 4.0) -> float:
     """Indifference level :math:`\\Delta_0 = \\delta / (\\text{factor}\\cdot L(H))`.
 
@@ -530,7 +529,9 @@ def delta0(prior: GaussianPrior | BetaPrior | GammaPrior, delta: float,
 
     Parameters
     ----------
-    prior : GaussianPrior, BetaPrior or GammaPrior
+    prior : GaussianPrior or ShapePrior
+        A :class:`~bai_lib.GaussianPrior`, or a prior with shape parameters
+        (:class:`~bai_lib.BetaPrior`, :class:`~bai_lib.GammaPrior`).
     delta : float
         Confidence level in (0, 1).
     factor : float, default 4.0
@@ -543,7 +544,7 @@ def delta0(prior: GaussianPrior | BetaPrior | GammaPrior, delta: float,
         :meth:`~bai_lib.GaussianPrior.L`), or if :math:`\\Delta_0` itself overflows or underflows;
         ``Δ0`` is never returned as ``0`` or ``inf``.
     """
-    shaped = isinstance(prior, (BetaPrior, GammaPrior))  # priors with shape parameters
+    shaped = isinstance(prior, ShapePrior)  # Beta, Gamma: priors with shape parameters
     if not shaped:
         check_prior(prior)
     d = V.open_unit(delta, "delta")

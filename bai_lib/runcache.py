@@ -60,11 +60,10 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import _validate as V
-from .beta_prior import BetaPrior
-from .gamma_prior import GammaPrior
 from .kernels import STOP_CENSORED, STOP_REASON_NAMES
 from .plan import RunPlan
 from .priors import GaussianPrior
+from .shape_prior import ShapePrior
 
 __all__ = ["RunCache", "AuditFailure", "CacheFileProblem", "use_run_cache", "active_cache",
            "stop_using_run_cache", "run_cache", "plan_key", "audit_sample", "Records", "MODES",
@@ -173,7 +172,7 @@ def _prior_key(prior):
     if isinstance(prior, GaussianPrior):
         return {"GaussianPrior": {"means": np.asarray(prior.means, float).tolist(),
                                   "stds": np.asarray(prior.stds, float).tolist()}}
-    if isinstance(prior, (BetaPrior, GammaPrior)):
+    if isinstance(prior, ShapePrior):  # BetaPrior, GammaPrior: keyed by class name
         return {type(prior).__name__: {"a": np.asarray(prior.a, float).tolist(),
                                        "b": np.asarray(prior.b, float).tolist()}}
     return _NOT

@@ -148,3 +148,20 @@ def test_no_stopping_time_cap_is_claimed_for_poisson_arms():
 def test_noelim_with_kl_widths_runs_and_names_its_family():
     res = simulate(NoElim(widths="kl"), H, None, 0.1, 20, 4, progress=False)
     assert res.rewards == "poisson" and not np.any(res.censored)
+
+
+def test_every_family_generic_specification_takes_every_registered_family(monkeypatch):
+    """``reward_models`` defaults to the registry, so a new family module reaches every
+    family-generic algorithm; what a family cannot serve is refused when it binds."""
+    from bai_lib.algorithms import ALGORITHMS, SamplingRule
+    from bai_lib.algorithms import ttts as ttts_module
+
+    assert all(cls.reward_models == tuple(REWARD_MODELS) for cls in ALGORITHMS.values())
+    assert SamplingRule.reward_models == ("gaussian",)
+
+    class NoPosterior:  # a family registered without the conjugate group
+        has_conjugate = False
+
+    monkeypatch.setattr(ttts_module, "reward_model", lambda rewards: NoPosterior())
+    with pytest.raises(ValueError, match="rewards='bernoulli': TTTS samples a conjugate"):
+        simulate(TTTS(), BetaPrior([2, 3], [3, 2]), None, 0.1, 2, 1, progress=False)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _validate as V
 from ..beta_prior import BetaPrior
-from ..families import reward_model
+from ..families import REWARD_MODELS, reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
 
@@ -124,8 +124,11 @@ class Algorithm:
         (:func:`~bai_lib.algorithms.indifference.forcing_start`), so theirs is false.
     reward_models : tuple of str
         The reward families its kernel simulates (keys of
-        :data:`bai_lib.families.REWARD_MODELS`): ``"gaussian"`` (every specification), and
-        ``"bernoulli"``, ``"poisson"`` for those whose :meth:`bind` takes them.
+        :data:`bai_lib.families.REWARD_MODELS`): by default every registered family (a new
+        family module is taken up by every family-generic specification; an option the family
+        cannot serve, such as KL widths without a divergence or TTTS without a conjugate
+        posterior, is refused when it binds), ``("gaussian",)`` for a
+        :class:`~bai_lib.algorithms.SamplingRule` and the two-arm walk of Algorithm 1.
 
     A specification implements ``_bind(prior, noise_stds, deltas, max_samples, rewards)``, the
     binding for one reward family; :meth:`bind` checks ``rewards`` against ``reward_models`` and
@@ -144,7 +147,7 @@ class Algorithm:
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
     one_trajectory: ClassVar[bool] = False
-    reward_models: ClassVar[tuple] = ("gaussian",)
+    reward_models: ClassVar[tuple] = tuple(REWARD_MODELS)
 
     def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
              deltas: Sequence[float], max_samples: int, rewards: str = "gaussian") -> Binding:

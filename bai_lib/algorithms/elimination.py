@@ -405,7 +405,6 @@ class Elimination(Algorithm):
     color: ClassVar[str] = "#1b6ca8"
     bounded: ClassVar[bool] = True
     needs_prior: ClassVar[bool] = True
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
     _pull_all: ClassVar[bool] = False
 
     def __post_init__(self):

@@ -116,7 +116,6 @@ class LUCB(Algorithm):
     name: ClassVar[str] = "lucb"
     short_label: ClassVar[str] = "LUCB"
     color: ClassVar[str] = "#8c564b"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     #: ``k₁`` of LUCB1's exploration rate.
     K1: ClassVar[float] = 1.25

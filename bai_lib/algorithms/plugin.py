@@ -176,6 +176,7 @@ class SamplingRule(Algorithm):
 
     name: ClassVar[str] = "custom"
     one_trajectory: ClassVar[bool] = True
+    reward_models: ClassVar[tuple] = ("gaussian",)
 
     def __post_init__(self):
         if not (hasattr(self.select, "py_func") and hasattr(self.select, "compile")):

@@ -271,7 +271,6 @@ class TTUCB(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ttucb"
     short_label: ClassVar[str] = "TTUCB"
     color: ClassVar[str] = "#edae49"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.threshold, TTUCB_THRESHOLDS, "threshold")
@@ -352,7 +351,6 @@ class EBTC(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "ebtc"
     short_label: ClassVar[str] = "EB-TC"
     color: ClassVar[str] = "#66a182"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))

@@ -153,7 +153,6 @@ class TrackAndStop(IndifferenceZone, Algorithm):
     name: ClassVar[str] = "tas"
     short_label: ClassVar[str] = "TaS"
     color: ClassVar[str] = "#2e4057"
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.tracking, ("D", "C"), "tracking")

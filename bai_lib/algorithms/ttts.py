@@ -267,7 +267,6 @@ class TTTS(IndifferenceZone, Algorithm):
     short_label: ClassVar[str] = "TTTS"
     color: ClassVar[str] = "#d1495b"
     needs_prior: ClassVar[bool] = True
-    reward_models: ClassVar[tuple] = ("gaussian", "bernoulli", "poisson")
 
     def __post_init__(self):
         V.choice(self.challenger, tuple(CHALLENGERS), "challenger")
@@ -293,6 +292,9 @@ class TTTS(IndifferenceZone, Algorithm):
         th = GLRThreshold(GLR_THRESHOLDS[name], 1.0, 0.0)
         challenger, beta = CHALLENGERS[self.challenger], float(self.beta)
         if rewards != "gaussian":
+            if not reward_model(rewards).has_conjugate:
+                raise ValueError(f"rewards={rewards!r}: TTTS samples a conjugate posterior, "
+                                 f"and that family has none")
             if self.challenger == "exact" and sig.size > 2:
                 raise ValueError(f"challenger='exact' samples Gaussian posteriors; with "
                                  f"rewards={rewards!r} on k > 2 arms use challenger='resample' "
