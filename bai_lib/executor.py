@@ -165,7 +165,9 @@ class CostProgress:
         self.line = _KernelLine() if kernel else sys.stderr
         self.bar = tqdm(total=len(keys), desc=desc, unit="run", leave=False, file=self.line,
                         delay=1.0 if kernel else 0.0,
-                        mininterval=math.inf if kernel else 0.1,  # the kernel: tick() draws
+                        # in a kernel only tick() draws (tqdm's monitor thread neither)
+                        mininterval=math.inf if kernel else 0.1,
+                        maxinterval=math.inf if kernel else 10.0,
                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} runs "
                                    "[{elapsed}{postfix}]")
         self.left = ""
