@@ -227,7 +227,8 @@ def _whole_cells_table() -> type:
     return WholeCells
 
 
-#: The columns of :func:`summary_table`: ``header -> (column of the store's summary, formatter)``.
+#: Each column of :func:`summary_table` as ``header -> (column of the store's summary,
+#: formatter)``.
 SUMMARY_COLUMNS: dict[str, tuple] = {
     "config": ("config", str), "algorithm": ("algorithm", str), "k": ("k", count),
     "delta": ("delta", number), "prior": ("prior", str), "means": ("means", str),
