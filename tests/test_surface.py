@@ -1,6 +1,8 @@
 """The small promises of the command line, the Makefile and the README: ``bai-lib --version``,
-``summary --format json``, ``make help`` naming every target, and the example sweep's size as
-the README and ``make help`` state it."""
+``summary --format json``, ``make help`` naming every target, the example sweep's size as the
+README and ``make help`` state it, no placeholder address, one helper for the local server and
+Chromium, ``make lab`` opening the chapters as notebooks, a downloaded chapter writing beside
+itself, and the README's examples passing ``mypy --strict``."""
 
 from __future__ import annotations
 
