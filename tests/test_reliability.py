@@ -104,7 +104,7 @@ def test_progress_default_follows_the_terminal(monkeypatch):
 
     monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
     monkeypatch.setattr(executor.sys, "stderr", open("/dev/null", "w"))  # not a terminal
-    monkeypatch.delitem(executor.sys.modules, "ipykernel", raising=False)
+    monkeypatch.delitem(executor.sys.modules, "IPython", raising=False)  # no kernel shell
     assert executor.progress_enabled(None) is False
     monkeypatch.setenv("BAI_LIB_PROGRESS", "1")
     assert executor.progress_enabled(None) is True
