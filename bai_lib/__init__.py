@@ -12,7 +12,8 @@ Layers
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`
 - algorithm specifications: :mod:`bai_lib.algorithms` (options, conventions, kernel binding)
-- orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.result`
+- orchestration: :mod:`bai_lib.simulation` (:func:`simulate`), :mod:`bai_lib.cost`
+  (:func:`estimate_cost`, before the runs), :mod:`bai_lib.result`
   (:class:`SimulationResult`), :mod:`bai_lib.executor` (threads, progress, Ctrl-C, memory),
   :mod:`bai_lib.experiments`,
   :mod:`bai_lib.trace`, :mod:`bai_lib.poe` (the PoE by importance sampling near ties); at scale
@@ -27,6 +28,7 @@ from . import bounds, opt2, published
 from .algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, SamplingRule,
                          TrackAndStop)
 from .beta_prior import BetaPrior
+from .cost import CostWarning, estimate_cost
 from .gamma_prior import GammaPrior
 from .oracle import characteristic_time
 from .plan import CensoringWarning, GuaranteeWarning
@@ -35,7 +37,7 @@ from .result import SimulationResult
 from .simulation import simulate, simulate_deltas
 
 __all__ = ["GaussianPrior", "BetaPrior", "GammaPrior", "delta0", "simulate", "simulate_deltas",
-           "SimulationResult", "CensoringWarning",
+           "estimate_cost", "SimulationResult", "CensoringWarning", "CostWarning",
            "GuaranteeWarning",
            "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC", "TrackAndStop", "LUCB", "SamplingRule", "characteristic_time",
            "bounds", "opt2", "published"]

@@ -9,6 +9,7 @@ resumes where it stopped when started again with the same arguments.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -23,6 +24,8 @@ _EPILOG_RUN = """examples:
   bai-lib run --algorithm elimination --arms 10 --delta 0.01 --runs 1000 --seed 2024 --out STORE
   bai-lib run --algorithm ttucb --beta-prior 3 7 --arms 3 --delta 0.05 --runs 100 --seed 1 \\
       --out STORE            # three variants' conversion rates, each Beta(3, 7): Bernoulli arms
+  bai-lib run --algorithm ttucb --beta-prior 60 940 --arms 3 --delta 0.1 --runs 100 --seed 1 \
+      --max-samples 1e7 --estimate   # what it would cost, before running it
 """
 _EPILOG_SWEEP = """example configuration (TOML):
   seed = 2024
@@ -56,6 +59,22 @@ def _option(text: str):
     except tomllib.TOMLDecodeError:
         parsed = value  # a bare word is a string
     return name.strip(), parsed
+
+
+#: Seconds: ``bai-lib run`` warns before runs predicted to take longer (``--budget``).
+DEFAULT_BUDGET = 600.0
+
+
+def _budget(text: str) -> Optional[float]:
+    if text == "off":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds or off, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a positive number of seconds or off, got {text!r}")
+    return value
 
 
 def _store_path(text: str) -> str:
@@ -101,8 +120,15 @@ def _parser() -> argparse.ArgumentParser:
                    "Poisson arms, 1/2 for Bernoulli arms)")
     r.add_argument("--max-samples", type=float, help="censoring cap per run")
     r.add_argument("--shard-runs", type=int, help="runs per stored shard (default 1000)")
-    r.add_argument("--out", required=True, metavar="STORE", type=_store_path,
-                   help="result store directory")
+    r.add_argument("--out", metavar="STORE", type=_store_path,
+                   help="result store directory (required unless --estimate)")
+    r.add_argument("--estimate", action="store_true",
+                   help="print the predicted samples and wall time (a pilot of about a second) "
+                   "and exit without running")
+    r.add_argument("--budget", type=_budget, default=DEFAULT_BUDGET, metavar="SECONDS|off",
+                   help="estimate first (a pilot of about a second) and warn when the predicted "
+                   f"wall time exceeds SECONDS; the runs go ahead (default {DEFAULT_BUDGET:g}; "
+                   "off: no estimate)")
     _common(r)
 
     s = sub.add_parser("sweep", help="run a grid declared in TOML into a result store",
@@ -249,6 +275,17 @@ def _dispatch(args) -> int:
     if args.command == "run":
         sweep = parse_sweep(_run_config(args), "arguments")
         executor, scheduler, workers = "local", None, None
+        if args.estimate or args.budget is not None:
+            from .cost import estimate_plan_cost
+
+            (cell,) = sweep.cells
+            est = estimate_plan_cost(cell.plan(0, cell.runs), n_threads=args.threads,
+                                     budget=args.budget)
+            if args.estimate:
+                print(f"{cell.algorithm.label}: {est}")
+                return 0
+        if args.out is None:
+            raise ValueError("--out: required (the result store), unless --estimate")
     else:
         if args.scheduler is not None and args.executor != "dask":
             raise ValueError("--scheduler: needs --executor dask")

@@ -39,6 +39,7 @@ from . import _validate as V
 from . import kernels as _k
 from .algorithms import Algorithm
 from .beta_prior import BetaPrior
+from .cost import estimate_plan_cost
 from .executor import (check_memory, default_threads, execute, notice_enabled, progress_enabled,
                        warm_up)
 from .gamma_prior import GammaPrior
@@ -65,6 +66,7 @@ def simulate(
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
     rewards: Optional[str] = None,
+    budget: Optional[float] = None,
     **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -139,11 +141,18 @@ def simulate(
         Gaussian pull would (Bernoulli: reward ``1`` when it is below
         :math:`\\Phi^{-1}(\\mu_i)`; Poisson: by inversion), so seeding, threads and censoring
         behave the same.
+    budget : float, optional
+        Seconds. When given, the runs' cost is estimated first (:func:`bai_lib.estimate_cost`:
+        each instance's difficulty from the theory, the constant and this machine's speed from
+        a pilot of about a second) and a :class:`~bai_lib.CostWarning` states the estimate when
+        the predicted wall time exceeds ``budget``; the runs go ahead (Ctrl-C stops them).
 
     Warns
     -----
     CensoringWarning
         When some runs reach ``max_samples``, with their number and fraction.
+    CostWarning
+        With ``budget``, when the predicted wall time exceeds it.
 
     Returns
     -------
@@ -172,6 +181,8 @@ def simulate(
     plan = RunPlan.build(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
                          means=means, first_run=first_run, max_samples=max_samples,
                          rewards=rewards)
+    if budget is not None:
+        estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     (res,) = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
     return res
 
@@ -191,6 +202,7 @@ def simulate_deltas(
     chunk_size: Optional[int] = None,
     progress: Optional[bool] = None,
     rewards: Optional[str] = None,
+    budget: Optional[float] = None,
 ) -> dict:
     """:func:`simulate` at several confidence levels, one result per ``δ``.
 
@@ -209,7 +221,7 @@ def simulate_deltas(
     ----------
     deltas : sequence of float
         Distinct confidence levels in ``(0, 1)``, in any order. The other parameters are those of
-        :func:`simulate`; ``seconds`` of each result is the time of the shared run.
+        :func:`simulate` (``budget`` counts every level); ``seconds`` of each result is the time of the shared run.
 
     Returns
     -------
@@ -218,6 +230,8 @@ def simulate_deltas(
     """
     plan = RunPlan.build(algorithm, prior, noise_stds, deltas, n_runs, seed, means=means,
                          first_run=first_run, max_samples=max_samples, rewards=rewards)
+    if budget is not None:
+        estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     results = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
     return dict(zip(plan.deltas, results))
 

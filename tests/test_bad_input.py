@@ -18,8 +18,8 @@ import math
 import numpy as np
 import pytest
 
-from bai_lib import (GaussianPrior, bounds, confidence, opt2, oracle, poe, priors, simulate,
-                     simulate_deltas, stats, stopping)
+from bai_lib import (GaussianPrior, bounds, confidence, estimate_cost, opt2, oracle, poe, priors,
+                     simulate, simulate_deltas, stats, stopping)
 
 H2 = GaussianPrior.standard(2)
 H3 = GaussianPrior(means=[0.0, 0.2, -0.1], stds=[1.0, 0.5, 2.0])
@@ -98,6 +98,15 @@ ENTRY_POINTS = [
           max_samples=10**4, n_threads=1),
      dict(noise_stds=POSITIVE, delta=POSITIVE, n_runs=POSITIVE, seed=POSITIVE,
           max_samples=POSITIVE, n_threads=POSITIVE, first_run=POSITIVE, chunk_size=POSITIVE)),
+    ("simulate budget", simulate,
+     dict(algorithm="ttucb", prior=H2, noise_stds=1.0, delta=0.1, n_runs=2, seed=1,
+          max_samples=10**4, n_threads=1, budget=60.0), dict(budget=POSITIVE)),
+    ("estimate_cost", estimate_cost,
+     dict(algorithm="ttucb", prior=H2, noise_stds=1.0, delta=0.1, n_runs=2, seed=1,
+          max_samples=10**4, n_threads=1, pilot_seconds=0.05, budget=60.0),
+     dict(noise_stds=POSITIVE, delta=POSITIVE, n_runs=POSITIVE, seed=POSITIVE,
+          max_samples=POSITIVE, n_threads=POSITIVE, first_run=POSITIVE, pilot_seconds=POSITIVE,
+          budget=POSITIVE)),
     ("simulate means", simulate,
      dict(algorithm="ttucb", prior=None, noise_stds=1.0, delta=0.1, n_runs=2, seed=1,
           means=[1.0, 0.0], max_samples=10**4),

@@ -228,6 +228,17 @@ class Algorithm:
         ``None`` when there is none."""
         return None
 
+    def exploration_level(self, t: np.ndarray, delta: float, k: int,
+                          rewards: str = "gaussian") -> np.ndarray:
+        """The logarithmic level a run at ``delta`` must clear after ``t`` samples, as a function
+        of ``t``: a run on an instance of cost key ``c`` (``cost_keys`` of its :class:`Binding`)
+        takes about ``α · c · level(τ)`` samples for a constant ``α``, which
+        :func:`bai_lib.estimate_cost` fits on a pilot. By default the GLR test's threshold
+        (:func:`bai_lib.stopping.threshold` of this specification)."""
+        from ..stopping import threshold
+
+        return np.asarray(threshold(self, np.maximum(t, 2.0), delta, k, rewards=rewards))
+
     def coin_at_indifference(self, k: int) -> bool:
         """Whether, on ``k`` arms, the recommendation at an indifference stop is a fair coin
         between the two arms (the error of such a stop is then exactly ``1/2``)."""

@@ -442,6 +442,13 @@ class Elimination(Algorithm):
         return stopping_time_cap(delta, self.resolve_delta0(prior, delta), sigma.size,
                                  float(sigma[0]))
 
+    def exploration_level(self, t: np.ndarray, delta: float, k: int,
+                          rewards: str = "gaussian") -> np.ndarray:
+        """``log(6n² / ((δ²/(2K)) π²))`` of ``Conf`` at round ``n = t / k``
+        (:func:`bai_lib.confidence.conf_log_const`), the level of both widths."""
+        n = np.maximum(np.asarray(t, dtype=np.float64) / k, 1.0)
+        return np.log(conf_log_const(delta, k) * n * n)
+
     def coin_at_indifference(self, k: int) -> bool:
         return k == 2 and self.recommend == "uniform"
 

@@ -135,13 +135,23 @@ class IndifferenceZone:
         indifference stop to ``Δ0/2`` or below, which the kernels force from ``t = 2 k n0`` on
         (:func:`~bai_lib.algorithms.indifference.forcing_start`, where the bound is proven).
         ``None`` without the indifference stop, or when ``n0`` is beyond ``2**61``."""
+        n0 = self.indifference_samples(prior, noise_stds, delta)
+        k = V.noise_stds(noise_stds, None if prior is None else prior.k).size
+        return None if n0 is None else (3 * k - 1) * n0
+
+    def indifference_samples(self, prior: Optional[GaussianPrior | BetaPrior],
+                             noise_stds: ArrayLike, delta: float) -> Optional[int]:
+        """``n0``: the samples per arm that bring every ``Conf`` width of the indifference stop
+        to ``Δ0/2`` or below at ``delta``, so that the stop fires once every arm has them
+        (:func:`~bai_lib.algorithms.indifference.forcing_start`). ``None`` without the
+        indifference stop, or when ``n0`` is beyond ``2**61``."""
         if not self.indifference:
             return None
         sig = V.noise_stds(noise_stds, None if prior is None else prior.k)
         _, d0s, logcs = self._indifference_levels(prior, [V.confidence_level(delta)],
                                                   sig.size)
         n0, _ = forcing_start(sig, logcs[0], d0s[0])  # sig: a new float64 array
-        return None if n0 == NEVER else int((3 * sig.size - 1) * n0)
+        return None if n0 == NEVER else int(n0)
 
     def _indifference_levels(self, prior, deltas: Sequence[float], k: int,
                              rule: Optional[str] = None

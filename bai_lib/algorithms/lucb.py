@@ -123,6 +123,13 @@ class LUCB(Algorithm):
     def __post_init__(self):
         V.choice(self.widths, WIDTHS, "widths")
 
+    def exploration_level(self, t: np.ndarray, delta: float, k: int,
+                          rewards: str = "gaussian") -> np.ndarray:
+        """``2 log(k₁ k n⁴ / δ)`` at round ``n = t / 2`` (two pulls a round), the level of the
+        widths."""
+        n = np.maximum(np.asarray(t, dtype=np.float64) / 2.0, 1.0)
+        return 2.0 * (math.log(self.K1 * k / delta) + 4.0 * np.log(n))
+
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """:func:`~bai_lib.algorithms.lucb.lucb_run` for the family ``rewards``
         (``widths="kl"``: KL-LUCB)."""
