@@ -20,7 +20,7 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["memory_needed", "check_memory", "available_memory", "progress_enabled",
-           "notice_enabled", "CostProgress", "COMPILE_NOTICE_AFTER", "LONG_RUN_NOTICE", "warm_up",
+           "notice_enabled", "kernel_request", "CostProgress", "COMPILE_NOTICE_AFTER", "LONG_RUN_NOTICE", "warm_up",
            "run_workers", "execute", "default_threads"]
 
 #: Bytes of per-run storage in :func:`~bai_lib.simulate`, besides ``8 k`` for the means:
@@ -76,7 +76,8 @@ def check_memory(n_runs: int, k: int, n_deltas: int = 1, working: int = 0) -> No
 
 def progress_enabled(progress: Optional[bool]) -> bool:
     """The progress bar's default: ``BAI_LIB_PROGRESS`` (``"0"``/``"1"``) when set, else on when
-    stderr is a terminal or the caller is an interactive Jupyter kernel."""
+    stderr is a terminal or the caller is a Jupyter kernel serving someone at a notebook (not a
+    batch execution: :func:`kernel_request`)."""
     if progress is None:
         env = os.environ.get("BAI_LIB_PROGRESS")
         if env is not None:
@@ -86,7 +87,7 @@ def progress_enabled(progress: Optional[bool]) -> bool:
                 return True
         except (AttributeError, ValueError):
             return False
-        return _in_kernel()
+        return kernel_request() == "interactive"
     if isinstance(progress, (bool, np.bool_)):
         return bool(progress)
     raise ValueError(f"progress must be None, True or False, got {progress!r}")
@@ -94,9 +95,12 @@ def progress_enabled(progress: Optional[bool]) -> bool:
 
 def notice_enabled(progress: Optional[bool]) -> bool:
     """Whether a first call that compiles says so on stderr: always, piped output included,
-    unless progress output is turned off (``progress=False`` or ``BAI_LIB_PROGRESS=0``)."""
+    unless progress output is turned off (``progress=False`` or ``BAI_LIB_PROGRESS=0``) or the
+    call runs in a batch execution of a notebook (:func:`kernel_request`), where stderr would
+    be saved among the notebook's outputs (and compared by nbval)."""
     if progress is None:
-        return os.environ.get("BAI_LIB_PROGRESS") != "0"
+        env = os.environ.get("BAI_LIB_PROGRESS")
+        return env != "0" if env is not None else kernel_request() != "batch"
     return progress_enabled(progress)
 
 
@@ -123,18 +127,29 @@ class _KernelLine:
             self.handle.update(data, raw=True)
 
 
-def _in_kernel() -> bool:
-    """Whether the caller runs in a Jupyter kernel (an IPython shell with a kernel; the module
-    ``ipykernel`` alone may be imported by tools that start kernels) whose stderr is not a
-    terminal."""
+def kernel_request() -> Optional[str]:
+    """What runs the caller: ``None`` outside a Jupyter kernel (or in one whose stderr is a
+    terminal); in a kernel, ``"interactive"`` when the cell was sent by a notebook someone is
+    using (JupyterLab and other front ends let code ask for input, ``allow_stdin``), and
+    ``"batch"`` when it was sent by a program executing the notebook (``jupyter execute``,
+    nbclient, nbconvert, nbval, papermill: none of them allows input), whose outputs are saved
+    into the notebook. An IPython shell with a kernel is what counts: the module ``ipykernel``
+    alone may be imported by tools that start kernels."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
-    if getattr(shell, "kernel", None) is None:
-        return False
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None:
+        return None
     try:
-        return not sys.stderr.isatty()
+        if sys.stderr.isatty():
+            return None
     except (AttributeError, ValueError):
-        return True
+        pass
+    try:
+        allow = kernel.get_parent("shell")["content"]["allow_stdin"]
+    except (AttributeError, KeyError, TypeError):
+        return "interactive"  # a kernel that does not say: assume someone is watching
+    return "interactive" if allow else "batch"
 
 
 class CostProgress:
@@ -161,7 +176,7 @@ class CostProgress:
         self.total = float(self.cost.sum())
         self.done = 0.0
         self.t0 = time.perf_counter()
-        kernel = _in_kernel()
+        kernel = kernel_request() is not None
         self.line = _KernelLine() if kernel else sys.stderr
         self.bar = tqdm(total=len(keys), desc=desc, unit="run", leave=False, file=self.line,
                         delay=1.0 if kernel else 0.0,

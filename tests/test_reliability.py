@@ -3,6 +3,8 @@ answer; never inf/NaN/0 used silently, an overflow traceback or a hang."""
 
 from __future__ import annotations
 
+import io
+import sys
 import time
 import warnings
 
@@ -161,9 +163,9 @@ def test_progress_moves_while_a_long_run_holds_every_worker(capfd, monkeypatch):
 
 
 def test_a_chapter_run_in_a_kernel_keeps_no_progress_output(monkeypatch):
-    """Executed by nbclient (as ``jupyter execute`` does) with progress on, a cell whose call
-    lasts seconds keeps its own output and, of the bar, one display output emptied at the end
-    (on stderr tqdm would leave one output per redraw)."""
+    """Executed by nbclient (as ``jupyter execute`` and nbval do: no input allowed, a batch
+    execution), a cell whose call compiles and lasts seconds keeps its own output only: no
+    progress display, no compile notice on stderr (both would be saved into the notebook)."""
     import nbclient
     import nbformat
 
@@ -171,15 +173,43 @@ def test_a_chapter_run_in_a_kernel_keeps_no_progress_output(monkeypatch):
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(
         "import warnings\nwarnings.simplefilter('ignore')\nprint('before')\n"
-        "from bai_lib import simulate\n"
+        "from bai_lib import simulate\nfrom bai_lib.executor import kernel_request\n"
         "r = simulate('ttucb', None, 1.0, 0.01, 1, 2, means=[0.0, 0.0], n_threads=1,\n"
-        "             max_samples=15 * 10**7)\nprint('after', r.seconds[0] > 1.5)"))
+        "             max_samples=15 * 10**7)\nprint('after', r.seconds[0] > 1.5, "
+        "kernel_request())"))
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=300).execute()
     outputs = nb.cells[0].outputs
-    texts = [o.get("text", "") for o in outputs if o["output_type"] == "stream"]
-    assert "".join(texts) == "before\nafter True\n", outputs
-    shown = [o for o in outputs if o["output_type"] == "display_data"]
-    assert len(shown) == 1 and shown[0]["data"] == {}, outputs
+    assert [o["output_type"] for o in outputs] == ["stream"] * len(outputs), outputs
+    assert "".join(o["text"] for o in outputs) == "before\nafter True batch\n", outputs
+
+
+class _Shell:
+    """An IPython shell whose kernel answers ``get_parent`` as ipykernel does."""
+
+    def __init__(self, content):
+        parent = {"header": {}, "content": content}
+        self.kernel = type("K", (), {"get_parent": lambda self, channel=None: parent})()
+
+
+@pytest.mark.parametrize("content, kind, progress, notice", [
+    ({"code": "", "allow_stdin": True}, "interactive", True, True),
+    ({"code": "", "allow_stdin": False}, "batch", False, False),
+    ({}, "interactive", True, True),  # a kernel that does not say
+])
+def test_a_notebook_someone_uses_shows_progress_a_batch_execution_does_not(
+        content, kind, progress, notice, monkeypatch):
+    from bai_lib import executor
+
+    fake = type(sys)("IPython")
+    fake.get_ipython = lambda: _Shell(content)
+    monkeypatch.setitem(executor.sys.modules, "IPython", fake)
+    monkeypatch.delenv("BAI_LIB_PROGRESS", raising=False)
+    monkeypatch.setattr(executor.sys, "stderr", io.StringIO())  # not a terminal
+    assert executor.kernel_request() == kind
+    assert executor.progress_enabled(None) is progress
+    assert executor.notice_enabled(None) is notice
+    monkeypatch.setenv("BAI_LIB_PROGRESS", "1")
+    assert executor.progress_enabled(None) and executor.notice_enabled(None)
 
 
 def test_cost_weighted_eta_is_not_misled_by_longest_first(monkeypatch):
