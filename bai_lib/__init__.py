@@ -7,7 +7,8 @@ Layers
   :mod:`bai_lib.quadrature`), :mod:`bai_lib.beta_prior` (the same for Beta priors over
   Bernoulli arms), :mod:`bai_lib.gamma_prior` (Gamma priors over Poisson arms),
   :mod:`bai_lib.bounds`,
-  :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.oracle` (``T*(μ)``),
+  :mod:`bai_lib.opt2` (the relaxed problem of Section 4), :mod:`bai_lib.optimal` (the
+  Bayes-optimal stopping rule for two arms), :mod:`bai_lib.oracle` (``T*(μ)``),
   :mod:`bai_lib.stopping` (the GLR thresholds),
   :mod:`bai_lib.confidence` (``Conf(i,t)``, indifference caps)
 - kernels: :mod:`bai_lib.kernels` (numba simulators) on :mod:`bai_lib._rng`

@@ -35,7 +35,7 @@ PUBLIC_MODULES = [
     "robust", "kl",
     "kl_poisson",
     "oracle_bernoulli",
-    "bounds", "opt2", "oracle", "stopping", "confidence",
+    "bounds", "opt2", "optimal", "oracle", "stopping", "confidence",
     "executor", "result", "plan", "cost", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
     "published", "tables",

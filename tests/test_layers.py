@@ -149,7 +149,7 @@ LAYERS = [
     ["_rng", "_variates", "stats", "quadrature"],
     ["priors", "shape_prior", "beta_prior", "gamma_prior", "empirical_bayes", "robust"],  # math
     ["stopping", "confidence", "kl", "kl_poisson"],
-    ["bounds", "opt2", "oracle", "oracle_bernoulli"],
+    ["bounds", "opt2", "optimal", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops
     ["families", "families.*"],                   # reward families
     ["trace"],
