@@ -31,6 +31,7 @@ measured runs.
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -122,22 +123,29 @@ class CostEstimate:
         return (f"{at_least}{_count(self.samples_per_run)} samples per run "
                 f"({_count(self.longest_run)} for the longest{censored}): "
                 f"{at_least}{_duration(self.seconds)} for {self.n_runs:,} runs on {threads} at "
-                f"{self.samples_per_second / 1e6:.3g} million samples per second each "
-                f"(pilot: {self.pilot_runs} runs, {self.pilot_seconds:.2g} s)")
+                f"{_figures(self.samples_per_second / 1e6, 3)} million samples per second each "
+                f"(pilot: {self.pilot_runs} runs, {_figures(self.pilot_seconds, 2)} s)")
+
+
+def _figures(x: float, digits: int) -> str:
+    """``x`` to ``digits`` significant figures, never in e-notation (``1,234``, ``12.3``)."""
+    if x <= 0 or not math.isfinite(x):
+        return f"{x:g}"
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(x))))
+    return f"{round(x, decimals):,.{decimals}f}"
 
 
 def _count(x: float) -> str:
-    return f"{x:,.0f}" if x < 1e6 else f"{x / 1e6:,.3g} million"
+    if x < 1e6:
+        return f"{x:,.0f}"
+    return f"{_figures(x / 1e6, 3)} million" if x < 1e9 else f"{_figures(x / 1e9, 3)} billion"
 
 
 def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.2g} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.2g} min"
-    if seconds < 86400 * 2:
-        return f"{seconds / 3600:.2g} h"
-    return f"{seconds / 86400:,.3g} days"
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= 2 * size if unit == "days" else seconds >= size:
+            return f"{_figures(seconds / size, 2)} {unit}"
+    return f"{_figures(seconds, 2)} s"
 
 
 def estimate_cost(algorithm: Algorithm | str,

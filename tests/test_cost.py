@@ -151,3 +151,20 @@ def test_the_command_line_estimates_by_default_and_off_turns_it_off(tmp_path, mo
     assert cli.main([*base, "--out", str(tmp_path / "a")]) == 0
     assert cli.main([*base, "--budget", "off", "--out", str(tmp_path / "b")]) == 0
     assert calls == [cli.DEFAULT_BUDGET]
+
+
+RATES = bai_lib.BetaPrior([3, 4, 5], [7, 6, 5])
+
+
+@pytest.mark.parametrize("alg", [
+    bai_lib.TTTS(indifference=True, beta=0.3, challenger="resample"),
+    bai_lib.TTTS(beta=0.01, challenger="resample"),
+    LUCB(widths="kl"),
+], ids=["ttts-indifference-resample", "ttts-beta-0.01-resample", "kl-lucb"])
+def test_the_slow_bernoulli_settings_are_announced_before_they_run(alg):
+    """400 runs of each took many minutes without a word; the estimate says so within its
+    pilot, and a budget turns it into a warning before any run."""
+    with pytest.warns(CostWarning, match=r"min for 400 runs|h for 400 runs"):
+        est = estimate_cost(alg, RATES, None, 0.1, 400, 1, budget=60, pilot_seconds=0.3)
+    assert est.seconds > 60 and est.pilot_seconds < 0.3 + 2 * bai_lib.cost.MAX_PILOT_RUN_SECONDS
+    assert "e+" not in str(est)
