@@ -7,6 +7,8 @@ by the computed boundary; its mean stopping time and error must cover the comput
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -111,3 +113,21 @@ def test_stops_reads_the_boundary():
 def test_bad_input_is_refused_by_name(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("algorithm", ["elimination", "ttucb"])
+def test_no_algorithm_beats_the_optimum_at_its_own_error(algorithm):
+    """An algorithm's measured mean stopping time is at least E[τ*] at the error it reached
+    (taken at the top of its 99% interval, where E[τ*] is smallest): the optimum is below
+    everything the library runs on two arms sampled evenly or not. TTUCB's runs are capped at
+    ``10**6`` samples: a capped run is a shorter run of another rule, which the optimum must
+    beat as well."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bai_lib.CensoringWarning)
+        res = bai_lib.simulate(algorithm, STANDARD, 1.0, 0.1, 10_000, seed=5, max_samples=10**6)
+    err = float(np.mean(~res.correct))
+    err_hi = err + 2.576 * np.sqrt(max(err * (1 - err), 1e-4) / res.n_runs)
+    tau = res.stopping_times.astype(float)
+    tau_lo = tau.mean() - 2.576 * tau.std(ddof=1) / np.sqrt(tau.size)
+    best = two_arm_bayes_optimal(STANDARD, min(err_hi, 0.4))
+    assert best.expected_samples <= tau_lo, (algorithm, best.expected_samples, tau.mean(), err)
