@@ -24,7 +24,7 @@ _EPILOG_RUN = """examples:
   bai-lib run --algorithm elimination --arms 10 --delta 0.01 --runs 1000 --seed 2024 --out STORE
   bai-lib run --algorithm ttucb --beta-prior 3 7 --arms 3 --delta 0.05 --runs 100 --seed 1 \\
       --out STORE            # three variants' conversion rates, each Beta(3, 7): Bernoulli arms
-  bai-lib run --algorithm ttucb --beta-prior 60 940 --arms 3 --delta 0.1 --runs 100 --seed 1 \
+  bai-lib run --algorithm ttucb --beta-prior 60 940 --arms 3 --delta 0.1 --runs 100 --seed 1 \\
       --max-samples 1e7 --estimate   # what it would cost, before running it
 """
 _EPILOG_SWEEP = """example configuration (TOML):

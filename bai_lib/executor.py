@@ -20,8 +20,8 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["memory_needed", "check_memory", "available_memory", "progress_enabled",
-           "notice_enabled", "kernel_request", "CostProgress", "COMPILE_NOTICE_AFTER", "LONG_RUN_NOTICE", "warm_up",
-           "run_workers", "execute", "default_threads"]
+           "notice_enabled", "kernel_request", "CostProgress", "COMPILE_NOTICE_AFTER",
+           "LONG_RUN_NOTICE", "warm_up", "run_workers", "execute", "default_threads"]
 
 #: Bytes of per-run storage in :func:`~bai_lib.simulate`, besides ``8 k`` for the means:
 #: generator state (32), the best arm (8) and the schedule (8 + 8).

@@ -221,7 +221,8 @@ def simulate_deltas(
     ----------
     deltas : sequence of float
         Distinct confidence levels in ``(0, 1)``, in any order. The other parameters are those of
-        :func:`simulate` (``budget`` counts every level); ``seconds`` of each result is the time of the shared run.
+        :func:`simulate` (``budget`` counts every level); ``seconds`` of each result is the time
+        of the shared run.
 
     Returns
     -------
