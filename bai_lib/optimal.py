@@ -144,6 +144,9 @@ def two_arm_lagrangian(prior: GaussianPrior, lam: float, noise_stds: ArrayLike =
     ------
     ValueError
         For a prior that is not Gaussian on two arms, or a non-positive ``λ``, ``step``, grid size.
+    ArithmeticError
+        When the computed continuation region is not an interval around 0 at some stopping time
+        (a grid too coarse for the problem; it has not happened at the defaults).
     """
     xi, sig = _two_arms(prior, noise_stds)
     lam = V.positive(lam, "lam")
@@ -178,6 +181,8 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
     ValueError
         As :func:`two_arm_lagrangian`; ``delta`` must be in ``(0, 1/2)`` (an error of ``1/2``
         needs no sample: recommend either arm) and ``rtol`` in ``(0, 1)``.
+    ArithmeticError
+        As :func:`two_arm_lagrangian`, or when no ``λ`` is found within 100 steps.
     """
     delta = V.open_unit(delta, "delta")
     if delta >= 0.5:
