@@ -247,8 +247,7 @@ def _level_cost(plan: RunPlan, deltas: list, means: np.ndarray, seconds: float) 
     if len(deltas) == 1:
         most = spec.max_stopping_time(plan.prior, plan.noise_stds, deltas[0])
         limit = min(limit, float(most)) if most is not None else limit
-        n0 = getattr(spec, "indifference_samples", lambda *args: None)(
-            plan.prior, plan.noise_stds, deltas[0])
+        n0 = spec.indifference_samples(plan.prior, plan.noise_stds, deltas[0])
     n_lev = len(deltas)
 
     def level(t):
@@ -266,12 +265,14 @@ def _level_cost(plan: RunPlan, deltas: list, means: np.ndarray, seconds: float) 
     tau = np.zeros(n)       # a pilot run's samples (its cap when censored)
     wall = np.zeros(n)      # a pilot run's wall seconds
     censored = np.zeros(n, dtype=bool)
-    spent = used = 0.0      # wall seconds of the pilot; samples it drew
+    spent = used = 0.0      # wall seconds of the pilot runs; samples they drew
     per_run = min(seconds / 16, MAX_PILOT_RUN_SECONDS)  # the longest a pilot run may take
     sps = ratio = None
+    key_max = math.inf      # the largest key a pilot run can afford
+    deadline = time.perf_counter() + seconds  # bookkeeping counts too
 
     def pilot(i: int, cap: int) -> None:
-        nonlocal spent, used, sps, ratio
+        nonlocal spent, used, sps, ratio, key_max
         state = _rng.seed_state(plan.seed, plan.first_run + i, _rng.STREAM_ALGO)
         start = time.perf_counter()
         bound.run(state, means[i].copy(), out_tau, out_rec, out_code, max_samples=cap)
@@ -283,27 +284,33 @@ def _level_cost(plan: RunPlan, deltas: list, means: np.ndarray, seconds: float) 
         used += tau[i]
         sps = used / spent if spent > 1e-4 else None
         ratio = tau[ran].sum() / (keys[ran] * level(np.maximum(tau[ran], 1.0))).sum()
+        cap = cap_now()
+        key_max = cap / (2.0 * ratio * float(level(cap)))
 
     def cap_now() -> int:
         guess = FIRST_PILOT_SAMPLES_PER_ARM * k if sps is None else sps * per_run
         return int(max(k, min(limit, guess)))
 
+    def more() -> bool:
+        return time.perf_counter() < deadline and ran.sum() < PILOT_RUNS
+
     for i in random_order:  # at random, among the instances a pilot run can afford
-        if spent >= seconds or ran.sum() >= PILOT_RUNS:
-            break
-        if ratio is not None and ratio * keys[i] * level(cap_now()) > cap_now() / 2:
-            continue
-        pilot(int(i), cap_now())
+        if keys[i] <= key_max:
+            if not more():
+                break
+            pilot(int(i), cap_now())
     finished = ran & ~censored
     if finished.sum() < PILOT_RUNS // 8:  # near ties everywhere: the cheapest instances
         for i in np.argsort(keys, kind="stable"):
-            if spent >= seconds or ran.sum() >= PILOT_RUNS:
+            if not more():
                 break
             if not ran[i]:
                 pilot(int(i), cap_now())
-    while spent < seconds and censored.any() and sps is not None:  # longer caps, cheapest first
+    while time.perf_counter() < deadline and censored.any() and sps is not None:
+        # longer caps, cheapest first
         i = int(np.flatnonzero(censored)[np.argmin(keys[censored])])
-        cap = int(min(limit, 4.0 * tau[i], sps * min(seconds - spent, MAX_PILOT_RUN_SECONDS)))
+        left = deadline - time.perf_counter()
+        cap = int(min(limit, 4.0 * tau[i], sps * min(left, MAX_PILOT_RUN_SECONDS)))
         if cap <= tau[i]:
             break
         used -= tau[i]

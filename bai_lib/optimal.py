@@ -19,8 +19,8 @@ interval around 0), so the rule is the boundary ``b``.
 
 **Discretisation (stated).** Stopping is allowed at every pair up to ``dense`` pairs, then on a
 geometric grid of ratio ``1 + step`` (:func:`stopping_grid`): the value computed is that of the
-best rule stopping on the grid, achievable and so an upper bound on the optimum over all rules,
-which it approaches as ``step → 0`` (``tests/test_optimal.py`` measures the change from halving
+best rule stopping on the grid, achievable and so, up to the numerical error below, an upper
+bound on the optimum over all rules that sample in pairs, which it approaches as ``step → 0`` (``tests/test_optimal.py`` measures the change from halving
 ``step``). The grid ends where stopping is optimal everywhere: once a step costs more than
 ``λ/2`` samples (``2 (n⁺ − n) ≥ λ/2``), no error can be worth it. ``W(n⁺, ·)`` is held on
 ``m_points`` points of ``[0, R(n⁺)]``, where ``R(n) = √V(n) Φ⁻¹(1 − c/λ)`` bounds the continuation

@@ -228,6 +228,12 @@ class Algorithm:
         ``None`` when there is none."""
         return None
 
+    def indifference_samples(self, prior: Optional[GaussianPrior], noise_stds: np.ndarray,
+                             delta: float) -> Optional[int]:
+        """``n0``, the samples per arm after which the indifference stop of a GLR algorithm
+        with ``indifference=True`` fires; ``None`` for a specification without that stop."""
+        return None
+
     def exploration_level(self, t: np.ndarray, delta: float, k: int,
                           rewards: str = "gaussian") -> np.ndarray:
         """The logarithmic level a run at ``delta`` must clear after ``t`` samples, as a function
