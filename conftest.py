@@ -160,7 +160,18 @@ def audit_summary(entries: list[dict]) -> list[str]:
         row[4] += e["seconds_audited"]
         row[5] += e["seconds"]
         row[6] += e.get("rotated", 0)
+    memo = defaultdict(lambda: [0, 0, 0.0])  # cached computations (bai_lib.memo)
+    for e in entries:
+        if e.get("event") == "memo-audit":
+            row = memo[e["cache"]]
+            row[0] += 1
+            row[1] += bool(e["verified"])
+            row[2] += e["cpu_seconds"]
     lines = []
+    for name in sorted(memo):
+        n, verified, cpu = memo[name]
+        lines.append(f"{name}: {n} cached computations read, {verified} recomputed "
+                     f"({cpu:.1f} CPU-s)")
     for name in sorted(by):
         plans, runs, s_a, s, t_a, t, rot = by[name]
         lines.append(f"{name}: {plans} plans audited, {runs:,} runs recomputed ({rot:,} by the "

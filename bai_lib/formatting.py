@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pandas is imported only when a table is built
 __all__ = ["count", "counted", "counted_of", "count_with", "rate", "interval", "in_range",
            "number", "table", "SUMMARY_COLUMNS", "summary_table"]
 
-_SUFFIX = ((1e9, "billion"), (1e6, "million"))
+_SUFFIX = ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
 
 
 def _finite(x, name="value"):
@@ -37,7 +37,8 @@ def _finite(x, name="value"):
 
 
 def count(x: float) -> str:
-    """A count or a number of samples: ``12,352`` below one million, ``1.13 million`` above.
+    """A count or a number of samples: ``12,352`` below one million, ``1.13 million`` above
+    (up to ``trillion``; ``1,810 trillion`` beyond, never e-notation).
 
     Non-integers below one million keep three significant digits (``1,235.6`` → ``1,236``);
     ``nan`` gives ``"–"``.
@@ -48,7 +49,7 @@ def count(x: float) -> str:
     a = abs(v)
     for scale, word in _SUFFIX:
         if a >= scale:
-            return f"{v / scale:.3g} {word}"
+            return f"{v / scale:.3g} {word}" if a < 1000 * scale else f"{v / scale:,.0f} {word}"
     if a >= 100 or v == int(v):
         return f"{v:,.0f}"
     return f"{v:.3g}"

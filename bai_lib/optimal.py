@@ -42,10 +42,12 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from . import _validate as V
+from ._rng import STREAM_ALGO, prior_means, seed_states, std_normal, uniform
 from .priors import GaussianPrior
 
-__all__ = ["OptimalStopping", "two_arm_bayes_optimal", "two_arm_lagrangian", "stopping_grid",
-           "posterior_gap_variance", "Z_MAX", "PIECE_WIDTH"]
+__all__ = ["OptimalStopping", "OptimalRuns", "two_arm_bayes_optimal", "two_arm_lagrangian",
+           "simulate_optimal", "stopping_grid", "posterior_gap_variance", "Z_MAX",
+           "PIECE_WIDTH", "CHUNK_RUNS"]
 
 
 def posterior_gap_variance(prior: GaussianPrior, noise_stds: ArrayLike,
@@ -95,6 +97,11 @@ class OptimalStopping:
         Its Bayesian probability of error.
     delta : float or None
         The target error ``λ`` was tuned to (``None`` for a given ``λ``).
+    start_probability : float
+        The probability with which the rule takes its first pair; otherwise (a randomised
+        start) it stops at once and recommends the arm of the larger prior mean. Below 1 only
+        for a ``δ`` between the error of stopping at once and that of the cheapest rule that
+        samples (:func:`two_arm_bayes_optimal`); ``expected_samples`` and ``error`` include it.
     """
 
     pairs: np.ndarray
@@ -103,9 +110,11 @@ class OptimalStopping:
     expected_samples: float
     error: float
     delta: float | None = None
+    start_probability: float = 1.0
 
     def stops(self, n: int, m: float) -> bool:
-        """Whether the rule stops after ``n`` pairs (a grid point) with posterior mean ``m``."""
+        """Whether the rule stops after ``n`` pairs (a grid point) with posterior mean ``m``
+        (once started, see ``start_probability``)."""
         i = int(np.searchsorted(self.pairs, n))
         if i >= self.pairs.size or self.pairs[i] != n:
             raise ValueError(f"n must be a pair count of the rule's grid, got {n}")
@@ -169,7 +178,16 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
                           nodes: int = 8, rtol: float = 1e-3) -> OptimalStopping:
     """The Bayes-optimal stopping rule at error ``δ`` for two Gaussian arms sampled in pairs:
     :func:`two_arm_lagrangian` with ``λ`` tuned until its error is within ``rtol · δ`` of ``δ``
-    (the error decreases as ``λ`` grows; secant steps on ``log λ``, kept inside the bracket).
+    (the error decreases as ``λ`` grows; secant steps on ``log λ``, kept inside the bracket,
+    bisection after 20 steps).
+
+    The error is not continuous in ``λ`` where the cheapest rule that samples takes over from
+    stopping at once (for two standard normal arms: at ``λ ≈ 8``, where the error falls from
+    ``1/2`` to ``1/4``). A ``δ`` inside that jump is met by the randomised rule that starts with
+    probability ``p`` and otherwise stops at once, ``p`` solving ``p e₁ + (1 − p) e₀ = δ``
+    (``e₀``, ``e₁`` the two errors): by Lagrangian duality the optimum over randomised rules,
+    with ``E[τ*] = p E[τ₁]`` (``start_probability``). A ``δ`` at least ``e₀``, the error of
+    stopping at once, needs no sample.
 
     Returns
     -------
@@ -182,7 +200,9 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
         As :func:`two_arm_lagrangian`; ``delta`` must be in ``(0, 1/2)`` (an error of ``1/2``
         needs no sample: recommend either arm) and ``rtol`` in ``(0, 1)``.
     ArithmeticError
-        As :func:`two_arm_lagrangian`, or when no ``λ`` is found within 100 steps.
+        As :func:`two_arm_lagrangian`, or when no ``λ`` is found within 100 steps, or when the
+        error jumps between two rules that both sample (not met: only the jump from stopping
+        at once is bridged).
     """
     delta = V.open_unit(delta, "delta")
     if delta >= 0.5:
@@ -196,11 +216,18 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
         return two_arm_lagrangian(prior, lam, noise_stds, dense=dense, step=step,
                                   m_points=m_points, nodes=nodes)
 
+    _, sig = _two_arms(prior, noise_stds)
+    m0 = float(prior.means[0] - prior.means[1])
+    at_once = 0.5 * math.erfc(abs(m0) / math.sqrt(2.0 * float(
+        posterior_gap_variance(prior, sig, 0))))
+    if delta >= at_once:  # stopping at once already errs little enough
+        return OptimalStopping(np.zeros(1, dtype=np.int64), np.zeros(1), 0.0, 0.0, at_once,
+                               delta)
     # log P(error) is close to linear in log λ (slope -1/2 for large λ): secant steps in log-log,
-    # kept inside the bracket found so far, bisection when a step would leave it
+    # kept inside the bracket found so far, bisection when a step would leave it and after 20
     lo, hi = 0.0, math.inf
     lam, prev = 1.0 / delta, None
-    for _ in range(100):
+    for it in range(100):
         rule = solve(lam)
         if abs(rule.error - delta) <= rtol * delta:
             break
@@ -208,13 +235,15 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
             lo = lam
         else:
             hi = lam
+        if 0 < lo and hi <= lo * (1.0 + 1e-9):  # the error jumps at λ = lo ≈ hi
+            return _randomised_start(solve(lo), solve(hi), delta)
         x, y = math.log(lam), math.log(max(rule.error, 1e-300) / delta)
         slope = -0.5
         if prev is not None and prev[0] != x and (y - prev[1]) / (x - prev[0]) < 0:
             slope = (y - prev[1]) / (x - prev[0])
         prev = (x, y)
         new = lam * math.exp(min(max(-y / slope, -7.0), 7.0))
-        if not lo < new < hi:
+        if not lo < new < hi or (it >= 20 and 0 < lo and hi < math.inf):
             new = math.sqrt(lo * hi) if 0 < lo and hi < math.inf else new
         if new > 1e300:
             raise ArithmeticError(f"no λ up to 1e300 brings the error down to {delta:g}")
@@ -225,6 +254,19 @@ def two_arm_bayes_optimal(prior: GaussianPrior, delta: float, noise_stds: ArrayL
     best = rule
     return OptimalStopping(best.pairs, best.boundary, best.lam, best.expected_samples,
                            best.error, delta)
+
+
+def _randomised_start(below: OptimalStopping, above: OptimalStopping,
+                      delta: float) -> OptimalStopping:
+    """The mixture of stopping at once (``below``, just under the jump) and ``above`` whose
+    error is ``δ`` (:func:`two_arm_bayes_optimal`)."""
+    if below.expected_samples != 0.0:
+        raise ArithmeticError(
+            f"the error jumps from {below.error:g} to {above.error:g} at λ = {above.lam:g} "
+            f"between two rules that both sample; no single rule errs with delta = {delta:g}")
+    p = (below.error - delta) / (below.error - above.error)
+    return OptimalStopping(above.pairs, above.boundary, above.lam, p * above.expected_samples,
+                           p * above.error + (1.0 - p) * below.error, delta, p)
 
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
@@ -354,3 +396,109 @@ def _backward(grid, var, lam, m0, points, x, u, boundary):
         e_next, e_now = e_now, e_next
         radius_next, b_next = radius, b
     return start_s, start_e, intervals
+
+
+# --------------------------------------------------------------------------------------------
+# the rule run on simulated instances
+
+#: Runs per compiled call of :func:`simulate_optimal` (Ctrl-C is honoured between calls).
+CHUNK_RUNS = 4096
+
+
+@dataclass(frozen=True)
+class OptimalRuns:
+    """Runs of a computed rule on instances drawn from the prior (:func:`simulate_optimal`).
+
+    Attributes
+    ----------
+    means : ndarray, shape (n_runs, 2)
+        The instances: those of :func:`~bai_lib.simulate` with the same seed.
+    samples : ndarray of int64
+        Stopping times in samples (two per pair).
+    correct : ndarray of bool
+        Whether the recommended arm (the larger posterior mean; arm 0 on a tie) is the best.
+    posterior_error : ndarray of float
+        ``Φ(−|M_τ| / √V(τ))``: the posterior probability of error at the stop, given what the
+        run saw. Its mean estimates the Bayesian error without bias, with a smaller variance than
+        the share of wrong recommendations.
+    """
+
+    means: np.ndarray
+    samples: np.ndarray
+    correct: np.ndarray
+    posterior_error: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _run_rule(means, states, pairs, boundary, start, m_prior, xi2, sig2, samples, rec, post):
+    last = pairs.size - 1
+    sig = np.sqrt(sig2)
+    for r in range(means.shape[0]):
+        st = states[r]
+        s0, s1 = 0.0, 0.0
+        t = 0
+        m = m_prior[0] - m_prior[1]
+        v = xi2[0] + xi2[1]
+        go = start >= 1.0 or uniform(st) < start
+        while go:
+            if t > 0:
+                d = float(pairs[t] - pairs[t - 1])
+                s0 += d * means[r, 0] + math.sqrt(d) * sig[0] * std_normal(st)
+                s1 += d * means[r, 1] + math.sqrt(d) * sig[1] * std_normal(st)
+            n = float(pairs[t])
+            v0 = 1.0 / (1.0 / xi2[0] + n / sig2[0])
+            v1 = 1.0 / (1.0 / xi2[1] + n / sig2[1])
+            m = v0 * (m_prior[0] / xi2[0] + s0 / sig2[0]) - v1 * (m_prior[1] / xi2[1]
+                                                                   + s1 / sig2[1])
+            v = v0 + v1
+            if abs(m) >= boundary[t] or t == last:
+                break
+            t += 1
+        samples[r] = 2 * pairs[t] if go else 0
+        rec[r] = 0 if m >= 0.0 else 1
+        post[r] = _stop_error(m, v)
+
+
+def simulate_optimal(rule: OptimalStopping, prior: GaussianPrior, noise_stds: ArrayLike,
+                     n_runs: int, seed: int) -> OptimalRuns:
+    """Run ``rule`` on ``n_runs`` instances drawn from ``prior``: the check of a computed rule
+    by simulation.
+
+    Between two stopping times ``n < n'`` each arm's sum of rewards grows by one draw of
+    ``N((n' − n) μ_i, (n' − n) σ_i²)`` (the sum of that many rewards, exactly), so a run costs
+    one draw per arm and grid point it passes. The instances are those of
+    :func:`~bai_lib.simulate` with the same seed, the rewards come from run ``r``'s own stream
+    (:mod:`bai_lib._rng`), so the result does not depend on how the runs are chunked.
+
+    Parameters
+    ----------
+    rule : OptimalStopping
+        Computed for ``prior`` and ``noise_stds`` (not checked: another prior gives the runs of
+        that rule under another law).
+    prior : GaussianPrior
+        Two arms.
+    noise_stds : float or sequence of two floats
+    n_runs : int
+    seed : int
+
+    Returns
+    -------
+    OptimalRuns
+    """
+    if not isinstance(rule, OptimalStopping):
+        raise ValueError(f"rule must be an OptimalStopping, got {type(rule).__name__}")
+    xi, sig = _two_arms(prior, noise_stds)
+    n_runs = V.integer(n_runs, "n_runs", 1)
+    seed = V.integer(seed, "seed", 0)
+    means = prior_means(np.asarray(prior.means, float), xi, seed, n_runs)
+    samples = np.empty(n_runs, dtype=np.int64)
+    rec = np.empty(n_runs, dtype=np.int64)
+    post = np.empty(n_runs)
+    m_prior = np.asarray(prior.means, dtype=np.float64)
+    for a in range(0, n_runs, CHUNK_RUNS):
+        b = min(a + CHUNK_RUNS, n_runs)
+        _run_rule(means[a:b], seed_states(seed, range(a, b), STREAM_ALGO), rule.pairs,
+                  rule.boundary, float(rule.start_probability), m_prior, xi**2, sig**2,
+                  samples[a:b], rec[a:b], post[a:b])
+    best = np.argmax(means, axis=1)
+    return OptimalRuns(means, samples, rec == best, post)

@@ -60,6 +60,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import _validate as V
+from ._parquet import hash_arrays, read_table, write_table
 from .kernels import STOP_CENSORED, STOP_REASON_NAMES
 from .plan import RunPlan
 from .priors import GaussianPrior
@@ -69,7 +70,7 @@ __all__ = ["RunCache", "AuditFailure", "CacheFileProblem", "use_run_cache", "act
            "stop_using_run_cache", "run_cache", "plan_key", "audit_sample", "Records", "MODES",
            "MODE_ENV", "SEED_ENV", "LOG_ENV", "FULL_ENV", "ROTATION_ENV", "ROTATION_SLICES",
            "rotation_runs", "TIMINGS_ENV", "SCHEMA", "AUDIT_SHARE", "AUDIT_LONG_RUNS",
-           "AUDIT_MIN_RUNS", "AUDIT_RARE_SHARE", "MANIFEST_KEY", "run_costs", "erring_runs"]
+           "AUDIT_MIN_RUNS", "AUDIT_RARE_SHARE", "run_costs", "erring_runs"]
 
 #: Version of the file layout and of the key; part of every key.
 SCHEMA = 2
@@ -92,8 +93,6 @@ ROTATION_ENV = "BAI_LIB_RUN_CACHE_ROTATION"
 ROTATION_SLICES = 50
 #: Environment variable that makes ``"refresh"`` store new wall-clock times.
 TIMINGS_ENV = "BAI_LIB_REFRESH_TIMINGS"
-#: Key of the manifest in a cache file's Parquet metadata.
-MANIFEST_KEY = b"bai_lib.runcache"
 #: Share of a plan's samples its audit may recompute (see :func:`audit_sample`).
 AUDIT_SHARE = 0.10
 #: Extra runs of the top decile of the cost an audit draws, budget permitting.
@@ -325,24 +324,6 @@ def erring_runs(means: np.ndarray, recs: np.ndarray) -> np.ndarray:
 # files
 
 
-def _pa():
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError as err:  # pragma: no cover - the extras install it
-        raise ImportError("the run cache needs pyarrow: pip install 'bai_lib[book]'") from err
-    return pa, pq
-
-
-def _hash_arrays(arrays: dict) -> str:
-    h = hashlib.sha256()
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        h.update(f"{name}:{a.dtype.str}:{a.shape}\0".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def _columns(rec: Records) -> tuple[dict, dict]:
     """The deterministic columns and the wall-clock ones of a file."""
     det, clock = {}, {}
@@ -359,31 +340,22 @@ def _columns(rec: Records) -> tuple[dict, dict]:
 
 
 def _write(path: Path, key: dict, name: str, rec: Records) -> None:
-    pa, pq = _pa()
     det, clock = _columns(rec)
-    manifest = {"schema": SCHEMA, "cache": name, "key": key, "rows": int(rec.taus.shape[1]),
-                "delta0s": rec.delta0s, "sha256": _hash_arrays(det)}
-    table = pa.table({**det, **clock})
-    table = table.replace_schema_metadata({MANIFEST_KEY: json.dumps(manifest, sort_keys=True)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd", compression_level=9, write_statistics=False)
-    os.replace(tmp, path)
+    write_table(path, {**det, **clock},
+                {"schema": SCHEMA, "cache": name, "key": key, "rows": int(rec.taus.shape[1]),
+                 "delta0s": rec.delta0s, "sha256": hash_arrays(det)})
 
 
 def _read(path: Path, key: dict) -> tuple[Records, dict]:
-    pa, pq = _pa()
     try:
-        table = pq.read_table(path)
-        manifest = json.loads(table.schema.metadata[MANIFEST_KEY])
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as err:
-        raise CacheFileProblem(f"run cache file {path} is not readable "
-                               f"({type(err).__name__}); delete it or refresh the cache") from None
+        cols, manifest, rows = read_table(path)
+    except ValueError as err:
+        raise CacheFileProblem(f"run cache file {path} {err}; delete it or refresh the "
+                               "cache") from None
     if manifest.get("key") != key:
         raise CacheFileProblem(f"run cache file {path} holds another plan than its name says; "
                                "delete it or refresh the cache")
     m = len(key["deltas"])
-    cols = {c: table.column(c).to_numpy() for c in table.column_names}
     try:
         det = {f"{p}_{j}": cols[f"{p}_{j}"] for j in range(m)
                for p in ("tau", "recommendation", "stop_code")}
@@ -393,7 +365,7 @@ def _read(path: Path, key: dict) -> tuple[Records, dict]:
             secs = np.stack([cols[f"seconds_{j}"].astype(np.float64) for j in range(m)])
     except KeyError as err:
         raise CacheFileProblem(f"run cache file {path} lacks column {err}") from None
-    if _hash_arrays(det) != manifest.get("sha256") or table.num_rows != manifest.get("rows"):
+    if hash_arrays(det) != manifest.get("sha256") or rows != manifest.get("rows"):
         raise CacheFileProblem(f"run cache file {path} does not match its manifest (edited or "
                                "damaged); delete it or refresh the cache")
     rec = Records(np.stack([det[f"tau_{j}"] for j in range(m)]).astype(np.int64),
@@ -448,7 +420,8 @@ class RunCache:
         """The file of the plan with this key."""
         return self.directory / f"{_key_digest(key)[:24]}.parquet"
 
-    def _log(self, **entry) -> None:
+    def log(self, **entry) -> None:
+        """Append one JSON line to the log (:data:`LOG_ENV`), if one is set."""
         target = os.environ.get(LOG_ENV)
         if not target:
             return
@@ -470,7 +443,7 @@ class RunCache:
         if not path.exists():
             cpu = time.process_time()
             rec = compute(plan, None)
-            self._log(event="miss", plan=_describe(plan), file=path.name, runs=plan.n_runs,
+            self.log(event="miss", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                       cpu_seconds=time.process_time() - cpu)
             return rec
         stored, _ = _read(path, key)
@@ -491,7 +464,7 @@ class RunCache:
                 and old.delta0s == rec.delta0s
         if not keep:
             _write(path, key, self.name, rec)
-        self._log(event="refresh", plan=_describe(plan), file=path.name, runs=plan.n_runs,
+        self.log(event="refresh", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                   rewritten=not keep, samples=int(run_costs(plan, rec.taus).sum()),
                   seconds=float(run_costs(plan, rec.seconds).sum()))
         return rec
@@ -519,7 +492,7 @@ class RunCache:
                 f"run cache audit failed in {self.name!r}: plan {_describe(plan)} "
                 f"(file {path}): stored Δ0 {want.delta0s}, recomputed {fresh.delta0s}")
         seconds = run_costs(plan, stored.seconds)
-        self._log(event="audit", plan=_describe(plan), file=path.name, runs=plan.n_runs,
+        self.log(event="audit", plan=_describe(plan), file=path.name, runs=plan.n_runs,
                   audited=int(index.size), samples=int(costs.sum()),
                   samples_audited=int(costs[index].sum()),
                   seconds=float(seconds.sum()), seconds_audited=float(seconds[index].sum()),

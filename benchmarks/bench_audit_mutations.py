@@ -147,11 +147,14 @@ def _plans(chapters):
     import pyarrow.parquet as pq
 
     from bai_lib import runcache
+    from bai_lib._parquet import MANIFEST_KEY
     from bai_lib.kernels import STOP_CENSORED
 
     for chapter in chapters:
         for path in sorted((RUNS / chapter).glob("*.parquet")):
-            manifest = json.loads(pq.read_schema(path).metadata[runcache.MANIFEST_KEY])
+            if "-" in path.stem:  # a cached computation (bai_lib.memo), not a plan's runs
+                continue
+            manifest = json.loads(pq.read_schema(path).metadata[MANIFEST_KEY])
             plan = _rebuild(manifest["key"])
             if plan is None:
                 continue

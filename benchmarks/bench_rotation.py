@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from bai_lib import runcache
+from bai_lib._parquet import MANIFEST_KEY
 from bai_lib.algorithms.base import Algorithm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,7 @@ def _classes() -> dict:
 def plan_runs(path: Path) -> tuple[np.ndarray, np.ndarray, str, int]:
     """(costs in samples, stored seconds per run, key digest, first run) of one cache file,
     read and checked against its manifest by the run cache's own reader."""
-    key = json.loads(pq.read_schema(path).metadata[runcache.MANIFEST_KEY])["key"]
+    key = json.loads(pq.read_schema(path).metadata[MANIFEST_KEY])["key"]
     rec, _ = runcache._read(path, key)
     spec = _classes()[key["algorithm"]["class"]](**key["algorithm"]["options"])
     plan = SimpleNamespace(deltas=key["deltas"], algorithm=spec)  # what run_costs reads
@@ -60,6 +61,8 @@ def main(argv=None) -> None:
     for chapter in sorted((ROOT / "results" / "runs").iterdir()):
         by_cost, by_index = np.zeros(S), np.zeros(S)
         for path in sorted(chapter.glob("*.parquet")):
+            if "-" in path.stem:  # a cached computation (bai_lib.memo), not a plan's runs
+                continue
             costs, secs, digest, first = plan_runs(path)
             for r in range(S):
                 by_cost[r] += secs[runcache.rotation_runs(costs, digest, (r, S))].sum()

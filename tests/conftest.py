@@ -8,6 +8,7 @@ The nbval settings, the redirect of the notebooks' CSVs, the run cache's audit a
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -23,6 +24,26 @@ RESULTS_ENV = "BAI_LIB_RESULTS_DIR"  # = bai_lib.experiments.RESULTS_DIR_ENV (te
 def _no_results_redirect_in_unit_tests(monkeypatch):
     """The redirect is for the notebook kernels; unit tests write where they say (or set it)."""
     monkeypatch.delenv(RESULTS_ENV, raising=False)
+
+
+@pytest.fixture
+def cache_log(monkeypatch, tmp_path):
+    """A run-cache environment of its own (no mode, seed, rotation or full chapters from the
+    session) logging to a file of ``tmp_path``; returns the function reading that log. No cache
+    is in use afterwards."""
+    from bai_lib import runcache
+
+    for name in (runcache.MODE_ENV, runcache.SEED_ENV, runcache.FULL_ENV, runcache.TIMINGS_ENV,
+                 runcache.ROTATION_ENV):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "log.jsonl"
+    monkeypatch.setenv(runcache.LOG_ENV, str(path))
+
+    def read() -> list[dict]:
+        return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+    yield read
+    runcache.stop_using_run_cache()
 
 
 def _session_dir(tmp_path_factory) -> Path:

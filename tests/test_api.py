@@ -36,7 +36,7 @@ PUBLIC_MODULES = [
     "kl_poisson",
     "oracle_bernoulli",
     "bounds", "opt2", "optimal", "oracle", "stopping", "confidence",
-    "executor", "result", "plan", "cost", "simulation",
+    "executor", "result", "plan", "memo", "cost", "simulation",
     "experiments", "trace", "poe", "claims", "cell", "sweep", "store", "cli", "plotting", "formatting",
     "published", "tables",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",

@@ -18,6 +18,8 @@ def test_count():
     assert F.count(37.5) == "37.5"
     assert F.count(float("nan")) == "–"
     assert "e" not in F.count(123456789012)
+    assert F.count(1.8093e12) == "1.81 trillion"
+    assert F.count(2.5e16) == "25,000 trillion"
     with pytest.raises(ValueError, match="finite"):
         F.count(math.inf)
 

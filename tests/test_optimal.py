@@ -7,14 +7,17 @@ by the computed boundary; its mean stopping time and error must cover the comput
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
+from scipy.stats import ks_2samp
 
 import bai_lib
-from bai_lib.optimal import (OptimalStopping, posterior_gap_variance, stopping_grid,
-                             two_arm_bayes_optimal, two_arm_lagrangian)
+from bai_lib.optimal import (CHUNK_RUNS, OptimalStopping, posterior_gap_variance,
+                             simulate_optimal, stopping_grid, two_arm_bayes_optimal,
+                             two_arm_lagrangian)
 
 STANDARD = bai_lib.GaussianPrior.standard(2)
 UNEQUAL = bai_lib.GaussianPrior([0.5, 0.0], [1.0, 2.0])
@@ -131,3 +134,63 @@ def test_no_algorithm_beats_the_optimum_at_its_own_error(algorithm):
     tau_lo = tau.mean() - 2.576 * tau.std(ddof=1) / np.sqrt(tau.size)
     best = two_arm_bayes_optimal(STANDARD, min(err_hi, 0.4))
     assert best.expected_samples <= tau_lo, (algorithm, best.expected_samples, tau.mean(), err)
+
+
+def test_a_delta_inside_the_first_jump_is_met_by_a_randomised_start():
+    """On two standard normal arms the cheapest sampling rule (one pair, then stop) errs 1/4;
+    stopping at once errs 1/2. δ = 0.3 is met by starting with probability 0.8: E[τ*] = 1.6."""
+    rule = two_arm_bayes_optimal(STANDARD, 0.3)
+    assert rule.start_probability == pytest.approx(0.8, abs=1e-8)
+    assert rule.expected_samples == pytest.approx(1.6, abs=1e-8)
+    assert rule.error == pytest.approx(0.3, abs=1e-12)
+    runs = simulate_optimal(rule, STANDARD, 1.0, 100_000, seed=3)
+    started = runs.samples > 0
+    assert abs(started.mean() - 0.8) < 2.576 * np.sqrt(0.16 / 1e5)
+    assert set(np.unique(runs.samples)) == {0, 2}  # one pair, then the rule stops
+    assert abs((~runs.correct).mean() - 0.3) < 2.576 * np.sqrt(0.21 / 1e5)
+
+
+def test_a_delta_above_the_error_of_stopping_at_once_needs_no_sample():
+    rule = two_arm_bayes_optimal(UNEQUAL, 0.45, [1.0, 2.0])
+    at_once = 0.5 * math.erfc(0.5 / math.sqrt(2 * 5.0))  # Φ(−0.5/√5): prior gap N(0.5, 5)
+    assert rule.expected_samples == 0.0 and rule.error == pytest.approx(at_once, rel=1e-12)
+    assert rule.error < 0.45 and list(rule.pairs) == [0]
+
+
+@pytest.mark.parametrize("delta", [0.1, 0.01])
+def test_the_library_simulator_reproduces_the_rule_and_its_posterior_error(delta):
+    rule = two_arm_bayes_optimal(STANDARD, delta)
+    runs = simulate_optimal(rule, STANDARD, 1.0, 1_000_000, seed=21)
+    z = 2.576
+    tau = runs.samples.astype(float)
+    assert abs(tau.mean() - rule.expected_samples) <= z * tau.std(ddof=1) / np.sqrt(tau.size)
+    post = runs.posterior_error
+    assert abs(post.mean() - rule.error) <= z * post.std(ddof=1) / np.sqrt(post.size)
+    wrong = (~runs.correct).mean()
+    assert abs(wrong - rule.error) <= z * np.sqrt(rule.error * (1 - rule.error) / tau.size)
+    # the same law as the test's own simulator (an independent implementation)
+    own, _ = simulate_rule(rule, STANDARD, [1.0, 1.0], 100_000, seed=22)
+    assert ks_2samp(tau, own).pvalue > 0.01
+
+
+def test_the_simulator_does_not_depend_on_the_chunks_and_shares_the_instances():
+    rule = two_arm_bayes_optimal(STANDARD, 0.05)
+    n = 2 * CHUNK_RUNS + 17
+    whole = simulate_optimal(rule, STANDARD, 1.0, n, seed=4)
+    part = simulate_optimal(rule, STANDARD, 1.0, CHUNK_RUNS + 5, seed=4)
+    assert np.array_equal(whole.samples[:part.samples.size], part.samples)
+    assert np.array_equal(whole.posterior_error[:part.samples.size], part.posterior_error)
+    sim = bai_lib.simulate("elimination", STANDARD, 1.0, 0.1, 50, seed=4)
+    assert np.array_equal(whole.means[:50], sim.means)
+    with pytest.raises(ValueError, match="rule"):
+        simulate_optimal("optimal", STANDARD, 1.0, 10, seed=1)
+    with pytest.raises(ValueError, match="n_runs"):
+        simulate_optimal(rule, STANDARD, 1.0, 0, seed=1)
+
+
+def test_the_optimum_is_above_the_papers_lower_bound_where_it_holds():
+    """Theorem 4: below δ_L(H) every algorithm needs at least N_V samples on average."""
+    d_l = bai_lib.bounds.delta_L(STANDARD)
+    for delta in (d_l, d_l / 10):
+        rule = two_arm_bayes_optimal(STANDARD, delta)
+        assert rule.expected_samples >= bai_lib.bounds.N_V(STANDARD, delta), delta

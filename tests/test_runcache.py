@@ -26,18 +26,8 @@ H = GaussianPrior.standard(2)
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    for name in (runcache.MODE_ENV, runcache.SEED_ENV, runcache.FULL_ENV, runcache.TIMINGS_ENV,
-                 runcache.ROTATION_ENV):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv(runcache.LOG_ENV, str(tmp_path / "log.jsonl"))
-    yield
-    runcache.stop_using_run_cache()
-
-
-def _log(tmp_path):
-    path = tmp_path / "log.jsonl"
-    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+def _own_cache_environment(cache_log):
+    """Every test runs in a run-cache environment of its own (tests/conftest.py)."""
 
 
 def _same(a, b):
@@ -47,7 +37,7 @@ def _same(a, b):
             and np.array_equal(a.means, b.means))
 
 
-def test_refresh_then_audit_gives_the_computed_results_and_the_stored_clock(tmp_path):
+def test_refresh_then_audit_gives_the_computed_results_and_the_stored_clock(tmp_path, cache_log):
     plain = bai_lib.simulate("elimination", H, 1.0, 0.1, 300, seed=5)
     with run_cache(tmp_path / "c", mode="refresh"):
         fresh = bai_lib.simulate("elimination", H, 1.0, 0.1, 300, seed=5)
@@ -56,15 +46,15 @@ def test_refresh_then_audit_gives_the_computed_results_and_the_stored_clock(tmp_
     assert _same(plain, fresh) and _same(plain, cached)
     # the wall-clock times are those measured when the cache was written (float32)
     np.testing.assert_array_equal(cached.seconds, fresh.seconds.astype(np.float32))
-    events = [e["event"] for e in _log(tmp_path)]
+    events = [e["event"] for e in cache_log()]
     assert events == ["refresh", "audit"]
-    audit = _log(tmp_path)[1]
+    audit = cache_log()[1]
     assert audit["audited"] >= runcache.AUDIT_MIN_RUNS and audit["runs"] == 300
     assert 0 < audit["samples_audited"] < audit["samples"]
 
 
 @pytest.mark.parametrize("spec", ["ttucb", Elimination()], ids=["one-trajectory", "per-level"])
-def test_several_levels_round_trip(tmp_path, spec):
+def test_several_levels_round_trip(tmp_path, spec, cache_log):
     deltas = [0.1, 0.01, 0.2]
     plain = bai_lib.simulate_deltas(spec, H, 1.0, deltas, 60, seed=2)
     with run_cache(tmp_path / "c", mode="refresh"):
@@ -72,7 +62,7 @@ def test_several_levels_round_trip(tmp_path, spec):
     with run_cache(tmp_path / "c", mode="audit"):
         cached = bai_lib.simulate_deltas(spec, H, 1.0, deltas, 60, seed=2)
     assert all(_same(plain[d], cached[d]) for d in deltas)
-    assert [e["event"] for e in _log(tmp_path)] == ["refresh", "audit"]
+    assert [e["event"] for e in cache_log()] == ["refresh", "audit"]
 
 
 def _tampered(tmp_path, n_runs, change):
@@ -127,7 +117,8 @@ def test_rotation_slices_cover_every_run_once_and_spread_the_long_runs():
     assert runcache.rotation_runs(costs, digest, None).size == 0
 
 
-def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_path, monkeypatch):
+def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_path, monkeypatch,
+                                                                          cache_log):
     """A change confined to one run (the longest, under an audit seed whose sample leaves it
     out) is caught by the session whose rotation holds that run, and by no other."""
     runs = 400
@@ -154,7 +145,7 @@ def test_the_rotation_recomputes_a_long_run_the_random_sample_leaves_out(tmp_pat
     with run_cache(tmp_path / "c", mode="audit"):
         with pytest.raises(AuditFailure, match=f"stopping time of run {longest} "):
             bai_lib.simulate("elimination", H, 1.0, 0.1, runs, seed=7)
-    passed = _log(tmp_path)[-1]  # the failing audit logs nothing
+    passed = cache_log()[-1]  # the failing audit logs nothing
     assert passed["event"] == "audit" and passed["rotated"] == runs // slices
     for bad in ("3", "5/5", "-1/4", "a/b"):
         monkeypatch.setenv(runcache.ROTATION_ENV, bad)
@@ -201,23 +192,23 @@ def test_another_plans_file_under_this_name_is_refused(tmp_path):
             bai_lib.simulate("elimination", H, 1.0, 0.1, 50, seed=2)
 
 
-def test_a_miss_in_audit_mode_is_computed_logged_and_not_written(tmp_path):
+def test_a_miss_in_audit_mode_is_computed_logged_and_not_written(tmp_path, cache_log):
     with run_cache(tmp_path / "c", mode="audit"):
         res = bai_lib.simulate("elimination", H, 1.0, 0.1, 40, seed=3)
     assert _same(res, bai_lib.simulate("elimination", H, 1.0, 0.1, 40, seed=3))
     assert not (tmp_path / "c").exists()
-    (entry,) = _log(tmp_path)
+    (entry,) = cache_log()
     assert entry["event"] == "miss" and entry["runs"] == 40 and "seed 3" in entry["plan"]
 
 
-def test_off_mode_neither_reads_nor_writes(tmp_path):
+def test_off_mode_neither_reads_nor_writes(tmp_path, cache_log):
     with run_cache(tmp_path / "c", mode="off"):
         bai_lib.simulate("elimination", H, 1.0, 0.1, 40, seed=3)
-    assert not (tmp_path / "c").exists() and _log(tmp_path) == []
+    assert not (tmp_path / "c").exists() and cache_log() == []
 
 
 def test_refresh_keeps_an_unchanged_file_byte_identical_unless_timings_are_renewed(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, cache_log):
     with run_cache(tmp_path / "c", mode="refresh") as cache:
         bai_lib.simulate("elimination", H, 1.0, 0.1, 200, seed=4)
     (path,) = cache.directory.glob("*.parquet")
@@ -225,12 +216,12 @@ def test_refresh_keeps_an_unchanged_file_byte_identical_unless_timings_are_renew
     with run_cache(tmp_path / "c", mode="refresh"):
         bai_lib.simulate("elimination", H, 1.0, 0.1, 200, seed=4)
     assert path.read_bytes() == before
-    assert [e["rewritten"] for e in _log(tmp_path)] == [True, False]
+    assert [e["rewritten"] for e in cache_log()] == [True, False]
     monkeypatch.setenv(runcache.TIMINGS_ENV, "1")
     with run_cache(tmp_path / "c", mode="refresh"):
         bai_lib.simulate("elimination", H, 1.0, 0.1, 200, seed=4)
     assert path.read_bytes() != before  # new wall-clock times
-    assert _log(tmp_path)[-1]["rewritten"] is True
+    assert cache_log()[-1]["rewritten"] is True
 
 
 def test_refresh_rewrites_a_file_whose_values_changed(tmp_path):
