@@ -325,8 +325,8 @@ def test_the_book_tabulates_the_recorded_execution_times():
 def test_the_performance_page_sentence_on_execution_times_holds():
     """book/performance.md: "The chapters that keep a run cache (see below) take nearly all of
     the time, and those of them that take more than a minute keep one and a half to two CPUs
-    busy" -- checked on the recorded times and the cache's folders, so the sentence fails with
-    them."""
+    busy", but chapter 16 on one thread -- checked on the recorded times and the cache's
+    folders, so the sentence fails with them."""
     root = Path(__file__).resolve().parents[1]
     page = " ".join((root / "book" / "performance.md").read_text().split())
     assert ("The chapters that keep a run cache (see below) take nearly all of the time, and those "
@@ -337,5 +337,10 @@ def test_the_performance_page_sentence_on_execution_times_holds():
     total = sum(t["seconds"] for t in times.values())
     assert sum(times[name]["seconds"] for name in cached) >= 0.9 * total
     long = [name for name in cached if times[name]["seconds"] > 60]
-    assert long and all(1.5 <= times[name]["cpu_seconds"] / times[name]["seconds"] <= 2.0
-                        for name in long)
+    one_thread = "16_how_far_from_optimal"  # "the exception is chapter 16 ... on one thread"
+    assert "the exception is chapter 16, whose backward inductions (most of its time) run on " \
+        "one thread" in page
+    assert one_thread in long
+    assert times[one_thread]["cpu_seconds"] / times[one_thread]["seconds"] < 1.5
+    assert all(1.5 <= times[name]["cpu_seconds"] / times[name]["seconds"] <= 2.0
+               for name in long if name != one_thread)
