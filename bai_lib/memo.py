@@ -210,7 +210,10 @@ def cached_optimum(prior: GaussianPrior, delta: float, noise_stds: ArrayLike = 1
         raise ValueError(f"prior must be a GaussianPrior, got {type(prior).__name__}")
     delta = V.open_unit(delta, "delta")
     sig = V.noise_stds(noise_stds, prior.k)
-    grid = {"dense": dense, "step": step, "m_points": m_points, "nodes": nodes}
+    grid = {"dense": V.integer(dense, "dense", 1), "step": V.positive(step, "step"),
+            "m_points": V.integer(m_points, "m_points", 8),
+            "nodes": V.integer(nodes, "nodes", 4, 200)}
+    rtol = V.positive(rtol, "rtol")
     key = {"prior": {"means": np.asarray(prior.means, float).tolist(),
                      "stds": np.asarray(prior.stds, float).tolist()},
            "noise_stds": np.asarray(sig, float).tolist(), "delta": float(delta),

@@ -116,6 +116,9 @@ def test_an_edited_file_is_refused(tmp_path):
     (lambda: cached_optimum(bai_lib.BetaPrior([1, 1], [1, 1]), 0.1), "prior"),
     (lambda: cached_optimum(H, 1.5), "delta"),
     (lambda: cached_optimum(H, 0.1, [1.0, -1.0]), "noise_stds"),
+    (lambda: cached_optimum(H, 0.1, dense=2.5), "dense"),
+    (lambda: cached_optimum(H, 0.1, m_points="many"), "m_points"),
+    (lambda: cached_optimum(H, 0.1, rtol=-1.0), "rtol"),
 ])
 def test_bad_input_is_refused_by_name(call, name):
     with pytest.raises(ValueError, match=name):
