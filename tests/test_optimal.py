@@ -189,8 +189,10 @@ def test_the_simulator_does_not_depend_on_the_chunks_and_shares_the_instances():
 
 
 def test_the_optimum_is_above_the_papers_lower_bound_where_it_holds():
-    """Theorem 4: below δ_L(H) every algorithm needs at least N_V samples on average."""
+    """Theorem 4: below δ_L(H) a rule with PoE at most δ needs at least N_V samples on average.
+    The rule is tuned loosely (rtol 5%) at δ_L / 2, so its own PoE is below δ_L; N_V is taken at
+    that PoE."""
     d_l = bai_lib.bounds.delta_L(STANDARD)
-    for delta in (d_l, d_l / 10):
-        rule = two_arm_bayes_optimal(STANDARD, delta)
-        assert rule.expected_samples >= bai_lib.bounds.N_V(STANDARD, delta), delta
+    rule = two_arm_bayes_optimal(STANDARD, d_l / 2, rtol=0.05)
+    assert rule.error < d_l
+    assert rule.expected_samples >= bai_lib.bounds.N_V(STANDARD, rule.error)
