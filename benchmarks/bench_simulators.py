@@ -186,6 +186,15 @@ FIXED_ROWS = [
 ]
 FIXED_MEANS = np.linspace(1.0, 0.0, 10)
 
+#: The same on Bernoulli arms (``BetaPrior.uniform(10)``, rates evenly spaced from 0.7 to 0.3):
+#: TTTS with the normal challenger (the default) and the capped re-drawing one (the released
+#: rule starves arms at k = 10 and stops no run, as on Gaussian arms).
+BERNOULLI_FIXED_ROWS = [
+    ("B10", TTTS(), 1.0),
+    ("B10", TTTS(challenger="resample"), 0.05),
+]
+BERNOULLI_FIXED_MEANS = np.linspace(0.7, 0.3, 10)
+
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -249,20 +258,32 @@ def main(argv=None):
               flush=True)
     print("-" * len(header))
     print()
-    print(f"fixed instance: k = {FIXED_MEANS.size}, means linspace(1, 0), sigma = 1, delta = 0.01")
+    total += fixed_table("fixed instance: k = 10, means linspace(1, 0), sigma = 1, delta = 0.01",
+                         GaussianPrior.standard(10), 1.0, FIXED_MEANS, FIXED_ROWS, args, n_threads,
+                         np_rate)
+    total += fixed_table("Bernoulli arms: k = 10, rates linspace(0.7, 0.3), BetaPrior.uniform(10), "
+                         "delta = 0.01", BetaPrior.uniform(10), None, BERNOULLI_FIXED_MEANS,
+                         BERNOULLI_FIXED_ROWS, args, n_threads, np_rate)
+    print(f"total wall time: {total:.1f} s")
+
+
+def fixed_table(title, prior, noise, means, rows, args, n_threads, np_rate):
+    """Print one fixed-instance table; return its wall time."""
+    print()
+    print(title)
+    total = 0.0
     header2 = (f"{'row':<4}{'algorithm':<44}{'runs':>6}{'wall s':>9}{'samples':>12}{'samples/s':>11}"
                f"{'/numpy':>8}{'cens':>6}{'avg tau':>11}{'error':>7}")
     print(header2)
     print("-" * len(header2))
-    prior = GaussianPrior.standard(FIXED_MEANS.size)
-    for label, spec, share in FIXED_ROWS:
+    for label, spec, share in rows:
         n_runs = max(1, int(share * args.n_runs))
         with warnings.catch_warnings():  # loads (or compiles) the kernel outside the timing
             warnings.simplefilter("ignore", CensoringWarning)
-            simulate(spec, prior, 1.0, 0.01, 1, args.seed, means=FIXED_MEANS, progress=False,
+            simulate(spec, prior, noise, 0.01, 1, args.seed, means=means, progress=False,
                      max_samples=1000)
         t0 = time.perf_counter()
-        res = simulate(spec, prior, 1.0, 0.01, n_runs, args.seed, means=FIXED_MEANS,
+        res = simulate(spec, prior, noise, 0.01, n_runs, args.seed, means=means,
                        n_threads=n_threads, max_samples=10**8)
         wall = time.perf_counter() - t0
         total += wall
@@ -273,7 +294,7 @@ def main(argv=None):
               f"{rate / np_rate:>8.2f}{s['n_censored']:>6d}{s['avg']:>11.4g}{s['error']:>7.3f}",
               flush=True)
     print("-" * len(header2))
-    print(f"total wall time: {total:.1f} s")
+    return total
 
 
 if __name__ == "__main__":

@@ -181,8 +181,11 @@ def test_error_rate_on_a_fixed_instance_is_below_delta():
 
 def test_bad_combinations_are_refused_by_name():
     H3 = BetaPrior([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
-    with pytest.raises(ValueError, match="challenger='exact' samples Gaussian posteriors"):
-        simulate(TTTS(), H3, None, 0.1, 2, 1)
+    with pytest.raises(ValueError, match="challenger='exact' samples Gaussian posteriors.*"
+                                         "challenger='normal' \\(the default\\)"):
+        simulate(TTTS(challenger="exact"), H3, None, 0.1, 2, 1)
+    with pytest.raises(ValueError, match="challenger must be one of"):
+        TTTS(challenger="gaussian")
     with pytest.raises(ValueError, match="prior must be a BetaPrior"):
         simulate(TTTS(), GaussianPrior.standard(2), None, 0.1, 2, 1, means=[0.3, 0.2],
                  rewards="bernoulli")

@@ -129,8 +129,8 @@ def test_bad_input_is_refused_by_name():
         simulate(TTUCB(), BetaPrior([1, 1], [1, 1]), None, 0.1, 2, 1, rewards="poisson")
     with pytest.raises(ValueError, match="rewards='gaussian' with a GammaPrior"):
         simulate(TTUCB(), H, 1.0, 0.1, 2, 1, rewards="gaussian")
-    with pytest.raises(ValueError, match="challenger"):
-        simulate(TTTS(), H, None, 0.1, 2, 1)
+    with pytest.raises(ValueError, match="challenger='exact' samples Gaussian posteriors"):
+        simulate(TTTS(challenger="exact"), H, None, 0.1, 2, 1)
     with pytest.raises(ValueError, match="rewards must be one of"):
         reward_model("binomial")
     with pytest.raises(ValueError, match="rewards"):

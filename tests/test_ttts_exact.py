@@ -154,8 +154,15 @@ def test_a_buffer_holds_a_whole_step_at_any_number_of_arms():
 
 
 def test_the_exact_rule_is_the_default_and_lifts_the_ten_million_cap():
-    assert TTTS().challenger == "exact"
+    """The default (``None``) is the exact rule on Gaussian arms, where ``"normal"`` is the same
+    rule (the posterior is normal), run for run."""
+    H = GaussianPrior.standard(4)
+    runs = [simulate(TTTS(challenger=c), H, 1.0, 0.1, 30, 4) for c in (None, "exact", "normal")]
+    for other in runs[1:]:
+        assert np.array_equal(runs[0].stopping_times, other.stopping_times)
+        assert np.array_equal(runs[0].recommendations, other.recommendations)
     assert TTTS().default_max_samples(10) == 10**9
+    assert TTTS(challenger="normal").default_max_samples(10) == 10**9
     assert TTTS(challenger="resample").default_max_samples(10) == 10**7
     with pytest.raises(ValueError, match="challenger"):
         TTTS(challenger="first")

@@ -39,8 +39,10 @@ from .ttts_conjugate import TTTSConjugateSteps
 
 __all__ = ["TTTS", "TTTSSteps", "CHALLENGERS"]
 
-#: Codes of the challenger rules in the kernels.
-CHALLENGERS = {"exact": 0, "resample": 1, "released": 2}
+#: Codes of the challenger rules in the kernels. On Gaussian arms ``"normal"`` is ``"exact"`` (the
+#: posterior is normal); on Bernoulli and Poisson arms code 0 is the normal approximation
+#: (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`) and ``"exact"`` is refused.
+CHALLENGERS = {"exact": 0, "normal": 0, "resample": 1, "released": 2}
 
 _NEG_INF = -np.inf
 
@@ -226,15 +228,22 @@ class TTTS(IndifferenceZone, Algorithm):
     On Bernoulli arms (a :class:`~bai_lib.BetaPrior`) and Poisson arms (a
     :class:`~bai_lib.GammaPrior`) the posterior is the conjugate Beta or Gamma one and the stop
     uses the family's GLR statistic
-    (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); on more than two arms the
-    challenger is then ``"resample"`` or ``"released"``.
+    (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); on more than two arms their
+    challenger is by default Russo's under the normal approximation of the posterior.
 
     Parameters
     ----------
-    challenger : {"exact", "resample", "released"}
-        For ``k > 2``. ``"exact"`` (default): Russo's rule, the argmax of a posterior draw given
-        that it differs from the leader, sampled exactly at a cost that does not grow as the
-        posterior concentrates (:func:`~bai_lib.algorithms.challenger.exact_challenger`).
+    challenger : {None, "exact", "normal", "resample", "released"}
+        For ``k > 2``. ``None`` (default): ``"exact"`` on Gaussian arms, ``"normal"`` on
+        Bernoulli and Poisson arms. ``"exact"``: Russo's rule, the argmax of a posterior draw
+        given that it differs from the leader, sampled exactly at a cost that does not grow as
+        the posterior concentrates (:func:`~bai_lib.algorithms.challenger.exact_challenger`);
+        Gaussian posteriors only. ``"normal"``: on Gaussian arms the same as ``"exact"``; on
+        Bernoulli and Poisson arms one plain draw of the Beta or Gamma posterior, then, if its
+        argmax is the leader, Russo's challenger under the normal approximation of the posterior
+        (same means and variances), at the exact rule's cost: an approximation of Russo's rule
+        that does not touch the stopping rule or its guarantee
+        (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`).
         ``"resample"``: the same rule by re-drawing the posterior, at most
         :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, then the arm most likely to
         beat the leader (:class:`~bai_lib.algorithms.ttts.TTTSSteps`); it differs from
@@ -255,7 +264,7 @@ class TTTS(IndifferenceZone, Algorithm):
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
     """
 
-    challenger: str = "exact"
+    challenger: Optional[str] = None
     beta: float = 0.5
     threshold: str = "chernoff"
     indifference: bool = False
@@ -269,7 +278,8 @@ class TTTS(IndifferenceZone, Algorithm):
     needs_prior: ClassVar[bool] = True
 
     def __post_init__(self):
-        V.choice(self.challenger, tuple(CHALLENGERS), "challenger")
+        if self.challenger is not None:
+            V.choice(self.challenger, tuple(CHALLENGERS), "challenger")
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         self._check_indifference()
@@ -278,27 +288,28 @@ class TTTS(IndifferenceZone, Algorithm):
         """``10**9``, and ``10**7`` for ``k > 2`` with the ``"resample"`` or ``"released"``
         challenger: these draw the posterior up to a hundred times a step, about ``10^5`` to
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
-        return 10**7 if k > 2 and self.challenger != "exact" else 10**9
+        return 10**7 if k > 2 and self.challenger in ("resample", "released") else 10**9
 
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards (``prior`` a :class:`~bai_lib.BetaPrior` or a
         :class:`~bai_lib.GammaPrior`), the conjugate posterior and the family's GLR statistic
         (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`); the exact
         challenger samples Gaussian posteriors, so with ``k > 2`` arms the challenger is
-        ``"resample"`` or ``"released"``."""
+        ``"normal"`` (the default), ``"resample"`` or ``"released"``."""
         sig = noise_stds
         name = self.glr_rule(rewards) or self.threshold
         levels, d0s, logcs = self._indifference_levels(prior, deltas, sig.size, name)
         th = GLRThreshold(GLR_THRESHOLDS[name], 1.0, 0.0)
-        challenger, beta = CHALLENGERS[self.challenger], float(self.beta)
+        beta = float(self.beta)
+        challenger = CHALLENGERS[self.challenger or "exact"]
         if rewards != "gaussian":
             if not reward_model(rewards).has_conjugate:
                 raise ValueError(f"rewards={rewards!r}: TTTS samples a conjugate posterior, "
                                  f"and that family has none")
             if self.challenger == "exact" and sig.size > 2:
                 raise ValueError(f"challenger='exact' samples Gaussian posteriors; with "
-                                 f"rewards={rewards!r} on k > 2 arms use challenger='resample' "
-                                 f"or 'released'")
+                                 f"rewards={rewards!r} on k > 2 arms use challenger='normal' "
+                                 f"(the default), 'resample' or 'released'")
             steps = TTTSConjugateSteps(beta, challenger, reward_model(rewards).bundle())
             data = (np.array(prior.a, dtype=np.float64), np.array(prior.b, dtype=np.float64))
         else:

@@ -16,13 +16,13 @@ import numpy as np
 from numba import njit
 
 from ..families import family as F
-from .challenger import TTTS_MAX_RESAMPLE, leader_coin
+from .challenger import (TTTS_MAX_RESAMPLE, exact_challenger, leader_coin, new_workspace,
+                         note_sampled)
 from .glr import register
 
 __all__ = ["TTTSConjugateSteps"]
 
 _NEG_INF = -np.inf
-_NONE = np.empty(0)  # an unused state slot
 
 
 @njit(cache=True, nogil=True)
@@ -57,6 +57,18 @@ class TTTSConjugateSteps(NamedTuple):
     * ``k = 2`` and ``β = 1/2``: a uniformly random arm, without drawing the posterior (equal in
       law, as for Gaussian arms).
     * ``k = 2``: the other arm.
+    * ``challenger = 0`` (``"normal"``, the default): one plain draw of the posterior, whose argmax
+      is the challenger if it is not the leader (a draw of Russo's challenger, exactly); if it
+      is the leader, Russo's challenger under a *normal approximation* of the posteriors,
+      ``g(θ_i) ≈ N(c_i, s_i²)`` for an increasing ``g`` common to the arms
+      (:func:`~bai_lib.families.family.posterior_normal`: the Beta posterior's mean and
+      variance; the Gamma posterior's cube root, after Wilson and Hilferty), sampled exactly
+      for that approximation by :func:`~bai_lib.algorithms.challenger.exact_challenger` at
+      bounded cost.
+      The plain draw is skipped while the last such weight ``Σ_j P(θ_j > θ_leader)`` was at
+      most 1/4 (it would seldom succeed). This is an approximation of Russo's rule, not the
+      rule: the approximation error vanishes as the posteriors concentrate (they become
+      normal), and the stopping rule, hence the guarantee on the error, does not depend on it.
     * ``challenger = 1`` (``"resample"``): the posterior is re-drawn, at most
       :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, until its argmax differs from
       the leader; if none does, the arm most likely to beat the leader under a normal approximation
@@ -69,7 +81,7 @@ class TTTSConjugateSteps(NamedTuple):
     beta : float
         Probability of sampling the leader, in ``(0, 1)``.
     challenger : int
-        ``1`` or ``2`` (:data:`~bai_lib.algorithms.ttts.CHALLENGERS`).
+        ``0``, ``1`` or ``2`` (:data:`~bai_lib.algorithms.ttts.CHALLENGERS`).
     family : NamedTuple
         The family's bundle (:class:`~bai_lib.families.bernoulli.Bernoulli`,
         :class:`~bai_lib.families.poisson.Poisson`), for the steps that receive no ``fam``.
@@ -85,17 +97,35 @@ class TTTSConjugateSteps(NamedTuple):
 
 @njit(cache=True, nogil=True)
 def _start(steps, data, mh, var):
-    A = data[0].copy()
-    B = data[1].copy()
-    for i in range(mh.size):
-        F.posterior_update(steps.family, A, B, i, mh[i])
-    # carried: the leader coin's bits (leader_coin)
-    return (A, B, _NONE, _NONE, _NONE, _NONE), (np.uint64(0), np.int64(0))
+    k = mh.size
+    shapes = np.empty((2, k))  # the posterior shapes A (row 0) and B (row 1)
+    shapes[0] = data[0]
+    shapes[1] = data[1]
+    for i in range(k):
+        F.posterior_update(steps.family, shapes[0], shapes[1], i, mh[i])
+    normal = k > 2 and steps.challenger == 0
+    zb, meta, pw, zs, cum, dirty = new_workspace(k, normal)
+    work = np.empty((3, k))  # the normal challenger's weights, their arguments and sums
+    work[0], work[1], work[2] = pw, zs, cum
+    post = np.empty((2, k))  # the posterior means and standard deviations (normal challenger)
+    if normal:
+        for i in range(k):
+            _set_moments(steps.family, shapes, post, i)
+    # carried: the leader coin's bits (leader_coin), and whether the normal challenger tries
+    # one plain draw first
+    return (shapes, post, zb, meta, work, dirty), (np.uint64(0), np.int64(0), True)
 
 
 @njit(cache=True, nogil=True)
-def _choose(steps, A, B, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma, var, state):
-    bits, nbits = carry
+def _set_moments(fam, shapes, post, i):
+    post[0, i], post[1, i] = F.posterior_normal(fam, shapes[0, i], shapes[1, i])
+
+
+@njit(cache=True, nogil=True)
+def _choose(steps, shapes, post, zb, meta, work, dirty, carry, fam, t, best, mh, v, N, S, sigma,
+            var, state):
+    bits, nbits, try_plain = carry
+    A, B = shapes[0], shapes[1]
     k = mh.size
     coin, bits, nbits = leader_coin(state, steps.beta, bits, nbits)
     if k == 2 and steps.beta == 0.5:
@@ -106,6 +136,12 @@ def _choose(steps, A, B, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma
             arm = leader
         elif k == 2:
             arm = 1 - leader
+        elif steps.challenger == 0:
+            arm = _draw_argmax(fam, state, A, B, -1) if try_plain else leader
+            if arm == leader:
+                arm, weight = exact_challenger(state, post[0], post[1], leader, zb, meta,
+                                               work[0], work[1], work[2], dirty)
+                try_plain = weight > 0.25
         elif steps.challenger == 2:
             arm = _draw_argmax(fam, state, A, B, leader)
         else:
@@ -117,12 +153,15 @@ def _choose(steps, A, B, _2, _3, _4, _5, carry, fam, t, best, mh, v, N, S, sigma
                     break
             if arm == leader:
                 arm = _likeliest_rival(fam, A, B, leader)
-    return arm, (bits, nbits)
+    return arm, (bits, nbits, try_plain)
 
 
 @njit(cache=True, nogil=True)
-def _update(steps, A, B, _2, _3, _4, _5, carry, arm, x, N, S, var):
-    F.posterior_update(steps.family, A, B, arm, x)
+def _update(steps, shapes, post, zb, meta, work, dirty, carry, arm, x, N, S, var):
+    F.posterior_update(steps.family, shapes[0], shapes[1], arm, x)
+    if steps.challenger == 0 and N.size > 2:
+        _set_moments(steps.family, shapes, post, arm)
+        note_sampled(arm, dirty, meta)  # the normal challenger's cached weights
     return carry
 
 

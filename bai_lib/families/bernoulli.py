@@ -15,6 +15,7 @@ family to the layers above.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import NamedTuple
 
@@ -37,7 +38,7 @@ from .family import RewardModel
 __all__ = ["Bernoulli", "MODEL", "NOISE_STD", "draw", "observe", "glr_passes", "challenger_cost",
            "solve_oracle", "kl_lower", "kl_upper", "kl_inner", "upper_exceeds", "glr_stat",
            "mean_variance", "reward_max", "posterior_draw", "posterior_update",
-           "posterior_moments"]
+           "posterior_moments", "posterior_normal"]
 
 #: The noise level Bernoulli runs give the algorithm when ``noise_stds`` is ``None``: a reward in
 #: ``[0, 1]`` is ``1/2``-sub-Gaussian whatever its mean (Hoeffding's lemma).
@@ -139,6 +140,13 @@ def posterior_moments(fam: Bernoulli, A_i: float, B_i: float) -> tuple[float, fl
     """The mean ``A/(A+B)`` and variance ``AB/((A+B)²(A+B+1))`` of ``Beta(A_i, B_i)``."""
     n = A_i + B_i
     return A_i / n, A_i * B_i / (n * n * (n + 1.0))
+
+
+@njit(cache=True, nogil=True)
+def posterior_normal(fam: Bernoulli, A_i: float, B_i: float) -> tuple[float, float]:
+    """The mean and standard deviation of ``Beta(A_i, B_i)`` (``g`` the identity)."""
+    m, v = posterior_moments(fam, A_i, B_i)
+    return m, math.sqrt(v)
 
 
 family.register(Bernoulli, sys.modules[__name__])

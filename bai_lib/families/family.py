@@ -35,7 +35,8 @@ from ..kernels import bundle_generic
 
 __all__ = ["draw", "observe", "glr_passes", "challenger_cost", "solve_oracle", "kl_lower",
            "kl_upper", "kl_inner", "upper_exceeds", "glr_stat", "mean_variance", "reward_max",
-           "posterior_draw", "posterior_update", "posterior_moments", "FUNCTIONS", "KL_WIDTHS",
+           "posterior_draw", "posterior_update", "posterior_moments", "posterior_normal",
+           "FUNCTIONS", "KL_WIDTHS",
            "CONJUGATE", "register", "RewardModel"]
 
 #: ``draw(fam, z, mu_arm, sigma_arm) -> x``: a reward of an arm (mean parameter ``mu_arm``, as
@@ -113,6 +114,11 @@ posterior_draw = bundle_generic("posterior_draw", "fam, state, A_i, B_i")
 posterior_update = bundle_generic("posterior_update", "fam, A, B, arm, x")
 #: ``posterior_moments(fam, A_i, B_i) -> (mean, variance)`` of the posterior of an arm's mean.
 posterior_moments = bundle_generic("posterior_moments", "fam, A_i, B_i")
+#: ``posterior_normal(fam, A_i, B_i) -> (center, scale)``: a normal approximation
+#: ``N(center, scale²)`` of the posterior of ``g(mean)``, for an increasing ``g`` the same for
+#: every arm (so that it keeps the order of the arms' draws), chosen by the family to make the
+#: approximation close; the approximate challenger of TTTS samples it.
+posterior_normal = bundle_generic("posterior_normal", "fam, A_i, B_i")
 
 #: The generic functions every family implements, by name.
 FUNCTIONS = {f.__name__: f for f in (draw, observe, glr_passes, challenger_cost, solve_oracle)}
@@ -121,7 +127,8 @@ FUNCTIONS = {f.__name__: f for f in (draw, observe, glr_passes, challenger_cost,
 KL_WIDTHS = {f.__name__: f for f in (kl_lower, kl_upper, kl_inner, upper_exceeds, glr_stat,
                                      mean_variance, reward_max)}
 #: The conjugate posterior of the top-two Thompson sampler, for the families that have one.
-CONJUGATE = {f.__name__: f for f in (posterior_draw, posterior_update, posterior_moments)}
+CONJUGATE = {f.__name__: f for f in (posterior_draw, posterior_update, posterior_moments,
+                                     posterior_normal)}
 
 
 def register(bundle: type, module: object) -> type:
