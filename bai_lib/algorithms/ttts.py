@@ -240,9 +240,10 @@ class TTTS(IndifferenceZone, Algorithm):
         the posterior concentrates (:func:`~bai_lib.algorithms.challenger.exact_challenger`);
         Gaussian posteriors only. ``"normal"``: on Gaussian arms the same as ``"exact"``; on
         Bernoulli and Poisson arms one plain draw of the Beta or Gamma posterior, then, if its
-        argmax is the leader, Russo's challenger under the normal approximation of the posterior
-        (same means and variances), at the exact rule's cost: an approximation of Russo's rule
-        that does not touch the stopping rule or its guarantee
+        argmax is the leader, Russo's challenger under a normal approximation of the posterior
+        (:func:`~bai_lib.families.family.posterior_normal`: the Beta posterior's mean and
+        variance, the Gamma posterior's cube root), at the exact rule's cost: an approximation
+        of Russo's rule that does not touch the stopping rule or its guarantee
         (:class:`~bai_lib.algorithms.ttts_conjugate.TTTSConjugateSteps`).
         ``"resample"``: the same rule by re-drawing the posterior, at most
         :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, then the arm most likely to

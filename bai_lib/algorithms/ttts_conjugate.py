@@ -107,17 +107,17 @@ def _start(steps, data, mh, var):
     zb, meta, pw, zs, cum, dirty = new_workspace(k, normal)
     work = np.empty((3, k))  # the normal challenger's weights, their arguments and sums
     work[0], work[1], work[2] = pw, zs, cum
-    post = np.empty((2, k))  # the posterior means and standard deviations (normal challenger)
+    post = np.empty((2, k))  # the normal approximation's centres and scales (posterior_normal)
     if normal:
         for i in range(k):
-            _set_moments(steps.family, shapes, post, i)
+            _set_normal(steps.family, shapes, post, i)
     # carried: the leader coin's bits (leader_coin), and whether the normal challenger tries
     # one plain draw first
     return (shapes, post, zb, meta, work, dirty), (np.uint64(0), np.int64(0), True)
 
 
 @njit(cache=True, nogil=True)
-def _set_moments(fam, shapes, post, i):
+def _set_normal(fam, shapes, post, i):
     post[0, i], post[1, i] = F.posterior_normal(fam, shapes[0, i], shapes[1, i])
 
 
@@ -160,7 +160,7 @@ def _choose(steps, shapes, post, zb, meta, work, dirty, carry, fam, t, best, mh,
 def _update(steps, shapes, post, zb, meta, work, dirty, carry, arm, x, N, S, var):
     F.posterior_update(steps.family, shapes[0], shapes[1], arm, x)
     if steps.challenger == 0 and N.size > 2:
-        _set_moments(steps.family, shapes, post, arm)
+        _set_normal(steps.family, shapes, post, arm)
         note_sampled(arm, dirty, meta)  # the normal challenger's cached weights
     return carry
 
