@@ -17,7 +17,8 @@ normal generator (single core, and times the number of threads).
 A second table runs every algorithm, the baselines beyond the paper included, on one fixed
 instance with k = 10 arms, means evenly spaced from 1 to 0, sigma = 1, delta = 0.01 (the
 frequentist setting, ``simulate(..., means=...)``): no heavy tail, so the rates compare the
-per-sample cost of the algorithms.
+per-sample cost of the algorithms. A third runs TTTS on ten Bernoulli arms (rates evenly spaced
+from 0.7 to 0.3, uniform priors), with its default challenger and the capped re-drawing one.
 
 Throughput counts samples (arm pulls), i.e. the sum of the stopping times;
 each sample is one normal variate plus the algorithm's bookkeeping.
