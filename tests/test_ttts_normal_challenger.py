@@ -30,9 +30,8 @@ def challenger_law(dists, leader):
         if j == leader:
             continue
         pts = sorted({float(d.ppf(q)) for d in dists for q in (1e-12, 1e-3, 0.5, 0.999, 1 - 1e-12)})
-        inner = [x for x in pts[1:-1]]
         p[j] = integrate.quad(lambda x: dists[j].pdf(x) * math.prod(
-            float(dists[i].cdf(x)) for i in range(k) if i != j), pts[0], pts[-1], points=inner,
+            float(dists[i].cdf(x)) for i in range(k) if i != j), pts[0], pts[-1], points=pts[1:-1],
             limit=400, epsabs=1e-14)[0]
     return p / p.sum()
 

@@ -21,6 +21,7 @@ from .._rng import fill_normal, next_u64, uniform
 
 __all__ = ["TTTS_MAX_RESAMPLE", "exact_challenger", "challenger_workspace", "new_workspace",
            "note_sampled", "refill_normals", "leader_coin", "std_normal_above", "log_ndtr",
+           "PLAIN_DRAW_WEIGHT",
            "POSTERIOR_BUFFER", "Z_POS"]
 
 #: Number of posterior re-draws TTTS's ``"resample"`` challenger tries (``k > 2``), on Gaussian
@@ -47,6 +48,11 @@ def log_ndtr(z: float) -> float:
     return -0.5 * z * z - math.log(-z) - _LOG_SQRT_2PI + math.log(series)
 
 
+#: A top-two step tries one plain posterior draw before :func:`exact_challenger` while the last
+#: weight it returned (an upper bound on ``P(argmax ≠ leader)``) was above this: below it a plain
+#: draw seldom gives a challenger and only costs its normals.
+PLAIN_DRAW_WEIGHT = 0.25
+
 #: Standard normals drawn at a time for the ``"exact"`` rule's posterior draws (``2k + 2`` when
 #: that is more).
 POSTERIOR_BUFFER = 1024
@@ -67,7 +73,8 @@ def challenger_workspace(k: int) -> tuple:
     cached weights or -1, whether the leader moved since), the cached weights ``p_j`` and their
     arguments ``z_j``, their cumulative sums, and the flags of the arms sampled since the
     weights were computed."""
-    return new_workspace(V.integer(k, "k", 2), True)
+    zb, meta, work, dirty = new_workspace(V.integer(k, "k", 2), True)
+    return zb, meta, work[0], work[1], work[2], dirty
 
 
 @njit(cache=True, nogil=True, inline="always")  # a call would halve the fair two-arm rate
@@ -95,14 +102,15 @@ def _buffer_size(k):
 
 @njit(cache=True, nogil=True)
 def new_workspace(k: int, exact: bool) -> tuple:
-    """:func:`challenger_workspace` inside compiled code; with ``exact`` false, an empty normal
-    buffer (a kernel that never calls :func:`exact_challenger`)."""
+    """:func:`challenger_workspace` inside compiled code, as a kernel keeps it:
+    ``(zb, meta, work, dirty)`` with the weights, their arguments and their sums the rows of
+    ``work`` (``float64[3, k]``); with ``exact`` false, an empty normal buffer (a kernel that
+    never calls :func:`exact_challenger`)."""
     n_buffer = _buffer_size(k) if exact else 0
     meta = np.zeros(3, dtype=np.int64)
     meta[Z_POS] = n_buffer
     meta[_W_LEADER] = -1
-    return (np.empty(n_buffer), meta, np.zeros(k), np.zeros(k), np.zeros(k),
-            np.zeros(k, dtype=np.uint8))
+    return np.empty(n_buffer), meta, np.zeros((3, k)), np.zeros(k, dtype=np.uint8)
 
 
 @njit(**_LEAF)

@@ -30,8 +30,8 @@ from .. import _validate as V
 from .._rng import std_normal
 from ..stopping import GLR_THRESHOLDS
 from .base import Algorithm, Binding
-from .challenger import (TTTS_MAX_RESAMPLE, Z_POS, exact_challenger, leader_coin, new_workspace,
-                         note_sampled, refill_normals)
+from .challenger import (PLAIN_DRAW_WEIGHT, TTTS_MAX_RESAMPLE, Z_POS, exact_challenger,
+                         leader_coin, new_workspace, note_sampled, refill_normals)
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
 from ..families import reward_model
@@ -92,7 +92,8 @@ class TTTSSteps(NamedTuple):
     * ``k > 2``, ``challenger = 0`` (``"exact"``): Russo's challenger, the argmax of a posterior
       draw given that it differs from the leader, sampled exactly at bounded cost: one plain
       posterior draw is tried while the last computed bound ``Σ_j p_j`` on the probability that a
-      draw's argmax differs from the leader is above 1/4, then
+      draw's argmax differs from the leader is above
+      :data:`~bai_lib.algorithms.challenger.PLAIN_DRAW_WEIGHT`, then
       :func:`~bai_lib.algorithms.challenger.exact_challenger`. Trying a plain draw first keeps the
       law exact (an accepted draw has the target law, and the choice to try depends only on past
       steps).
@@ -136,9 +137,7 @@ def _start(steps, data, mh, var):
         prec = prior[0, i] + 1.0 / sig2[i]
         post[0, i] = (prior[1, i] + mh[i] / sig2[i]) / prec
         post[1, i] = 1.0 / math.sqrt(prec)
-    zb, meta, pw, zs, cum, dirty = new_workspace(k, k > 2 and steps.challenger == 0)
-    work = np.empty((3, k))  # the exact challenger's weights, their arguments and sums
-    work[0], work[1], work[2] = pw, zs, cum
+    zb, meta, work, dirty = new_workspace(k, k > 2 and steps.challenger == 0)
     # carried: the leader coin's unused bits and their number (leader_coin), and whether to try
     # one plain draw before exact_challenger
     return (post, prior, zb, meta, work, dirty), (np.uint64(0), np.int64(0), True)
@@ -181,7 +180,7 @@ def _choose(steps, post, prior, zb, meta, work, dirty, carry, fam, t, best, mh, 
         if not coin and arm == leader:
             arm, weight = exact_challenger(state, pmean, psd, leader, zb, meta, work[0], work[1],
                                            work[2], dirty)
-            try_plain = weight > 0.25
+            try_plain = weight > PLAIN_DRAW_WEIGHT
     else:
         leader = _posterior_draw_argmax(state, pmean, psd)
         if coin:

@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from ..families import family as F
-from .challenger import (TTTS_MAX_RESAMPLE, exact_challenger, leader_coin, new_workspace,
-                         note_sampled)
+from .challenger import (PLAIN_DRAW_WEIGHT, TTTS_MAX_RESAMPLE, exact_challenger, leader_coin,
+                         new_workspace, note_sampled)
 from .glr import register
 
 __all__ = ["TTTSConjugateSteps"]
@@ -64,11 +64,12 @@ class TTTSConjugateSteps(NamedTuple):
       (:func:`~bai_lib.families.family.posterior_normal`: the Beta posterior's mean and
       variance; the Gamma posterior's cube root, after Wilson and Hilferty), sampled exactly
       for that approximation by :func:`~bai_lib.algorithms.challenger.exact_challenger` at
-      bounded cost.
-      The plain draw is skipped while the last such weight ``Σ_j P(θ_j > θ_leader)`` was at
-      most 1/4 (it would seldom succeed). This is an approximation of Russo's rule, not the
-      rule: the approximation error vanishes as the posteriors concentrate (they become
-      normal), and the stopping rule, hence the guarantee on the error, does not depend on it.
+      bounded cost. The plain draw is skipped while the last such weight
+      ``Σ_j P(θ_j > θ_leader)`` was at most
+      :data:`~bai_lib.algorithms.challenger.PLAIN_DRAW_WEIGHT` (it would seldom succeed). This is
+      an approximation of Russo's rule, not the rule: the approximation error vanishes as the
+      posteriors concentrate (they become normal), and the stopping rule, hence the guarantee
+      on the error, does not depend on it.
     * ``challenger = 1`` (``"resample"``): the posterior is re-drawn, at most
       :data:`~bai_lib.algorithms.challenger.TTTS_MAX_RESAMPLE` times, until its argmax differs from
       the leader; if none does, the arm most likely to beat the leader under a normal approximation
@@ -104,9 +105,7 @@ def _start(steps, data, mh, var):
     for i in range(k):
         F.posterior_update(steps.family, shapes[0], shapes[1], i, mh[i])
     normal = k > 2 and steps.challenger == 0
-    zb, meta, pw, zs, cum, dirty = new_workspace(k, normal)
-    work = np.empty((3, k))  # the normal challenger's weights, their arguments and sums
-    work[0], work[1], work[2] = pw, zs, cum
+    zb, meta, work, dirty = new_workspace(k, normal)
     post = np.empty((2, k))  # the normal approximation's centres and scales (posterior_normal)
     if normal:
         for i in range(k):
@@ -141,7 +140,7 @@ def _choose(steps, shapes, post, zb, meta, work, dirty, carry, fam, t, best, mh,
             if arm == leader:
                 arm, weight = exact_challenger(state, post[0], post[1], leader, zb, meta,
                                                work[0], work[1], work[2], dirty)
-                try_plain = weight > 0.25
+                try_plain = weight > PLAIN_DRAW_WEIGHT
         elif steps.challenger == 2:
             arm = _draw_argmax(fam, state, A, B, leader)
         else:
