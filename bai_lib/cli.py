@@ -1,6 +1,9 @@
-"""Command line: ``bai-lib run``, ``bai-lib sweep`` and ``bai-lib summary`` (also ``python -m bai_lib``).
+"""Command line: ``bai-lib run``, ``bai-lib sweep`` and ``bai-lib summary`` (also ``python -m bai_lib``),
+and ``bai-lib start`` and ``bai-lib decide`` for a live experiment.
 
-Every command writes or reads a result store (:mod:`bai_lib.store`); ``--help`` describes each.
+``run``, ``sweep`` and ``summary`` write or read a result store (:mod:`bai_lib.store`); ``start``
+and ``decide`` write and update the state file of an experiment (:mod:`bai_lib.online`).
+``--help`` describes each.
 Errors are one line on stderr naming the argument or configuration key, with exit status 2.
 Ctrl-C stops a command within about a second (exit status 130); a stopped ``run`` or ``sweep``
 resumes where it stopped when started again with the same arguments.
@@ -39,6 +42,19 @@ An algorithm may also be a table of options, e.g. {name = "elimination", delta0_
 Optional keys: shard_runs (default 1000), max_samples, noise_std (a number, or a list per
 arm), grid.prior = [{means = [...], stds = [...]}], grid.noise_std (levels, each a number or a
 list per arm) and grid.means (fixed instances). See the docstring of bai_lib.sweep.
+"""
+
+
+_EPILOG_DECIDE = """observations (CSV with a header), one row per observation or one per arm:
+  arm,reward            arm,count,total
+  0,1                   0,120,31
+  2,0                   1,118,22
+  ...                   2,121,40
+
+example: three variants' conversions, a Beta(1, 1) prior each, a daily batch of 300
+  bai-lib start exp.json --algorithm ttts --beta-prior 1 1 --arms 3 --delta 0.05
+  bai-lib decide exp.json --next 300                         # day 1: what to show
+  bai-lib decide exp.json --observations day1.csv --next 300  # record, look, plan day 2
 """
 
 
@@ -102,17 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
                    help="an option of the algorithm's specification, e.g. delta0_factor=1 "
                    "(repeatable)")
-    r.add_argument("--arms", type=int, help="number of arms k (standard prior, or repeats one "
-                   "--beta-prior/--gamma-prior pair)")
-    r.add_argument("--prior-means", type=float, nargs="+", metavar="M",
-                   help="Gaussian prior means (instead of the standard prior)")
-    r.add_argument("--prior-stds", type=float, nargs="+", metavar="S",
-                   help="Gaussian prior stds")
-    r.add_argument("--beta-prior", type=float, nargs="+", metavar="A B",
-                   help="Beta(a, b) prior of Bernoulli arms: a b (each arm, with --arms) or "
-                   "a1 b1 a2 b2 ...")
-    r.add_argument("--gamma-prior", type=float, nargs="+", metavar="A B",
-                   help="Gamma(shape a, rate b) prior of Poisson arms, given as --beta-prior")
+    _prior_options(r)
     r.add_argument("--delta", type=float, required=True, help="confidence level in (0, 1)")
     r.add_argument("--runs", type=int, required=True)
     r.add_argument("--seed", type=int, required=True)
@@ -147,6 +153,37 @@ def _parser() -> argparse.ArgumentParser:
                    "(default 2)")
     _common(s)
 
+    st = sub.add_parser("start", help="create the state file of a live experiment",
+                        description="Create STATE, the state file of an experiment that runs "
+                        "ALGORITHM on observations recorded with 'bai-lib decide'. The prior "
+                        "options are those of 'bai-lib run'.", epilog=_EPILOG_DECIDE,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    st.add_argument("state", metavar="STATE")
+    st.add_argument("--algorithm", required=True, help="elimination, noelim, ttts, ttucb, "
+                    "ebtc or tas")
+    st.add_argument("--option", action="append", type=_option, default=[],
+                    metavar="NAME=VALUE", help="an option of the algorithm's specification "
+                    "(repeatable)")
+    _prior_options(st)
+    st.add_argument("--delta", type=float, required=True, help="confidence level in (0, 1)")
+    st.add_argument("--seed", type=int, default=0, help="seed of the algorithm's own draws")
+    st.add_argument("--noise-std", type=float, help="reward noise of Gaussian arms (required "
+                    "for them)")
+    st.add_argument("--max-samples", type=float, help="maximum duration, in observations")
+    st.add_argument("--force", action="store_true", help="overwrite an existing STATE")
+
+    d = sub.add_parser("decide", help="record observations, check the stop, plan the next batch",
+                       description="Record the observations of FILE.csv (if given) in STATE, "
+                       "check the stop, save STATE, and print the status: stop or continue, the "
+                       "arm to choose, what is guaranteed, and the next arms to sample.",
+                       epilog=_EPILOG_DECIDE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("state", metavar="STATE")
+    d.add_argument("--observations", metavar="FILE.csv", help="arm,reward rows (in order) or "
+                   "arm,count,total rows (one per arm)")
+    d.add_argument("--next", type=int, default=0, metavar="N",
+                   help="also plan the next N pulls and print how many each arm gets")
+    d.add_argument("--format", choices=("text", "json"), default="text")
+
     m = sub.add_parser("summary", help="print the table of a result store",
                        description="One row per complete configuration of STORE: stopping-time "
                        "statistics, error rate with its 95% Clopper-Pearson interval, censored "
@@ -154,6 +191,20 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("store", metavar="STORE")
     m.add_argument("--format", choices=("text", "csv", "markdown", "json"), default="text")
     return p
+
+
+def _prior_options(p):
+    p.add_argument("--arms", type=int, help="number of arms k (standard prior, or repeats one "
+                   "--beta-prior/--gamma-prior pair)")
+    p.add_argument("--prior-means", type=float, nargs="+", metavar="M",
+                   help="Gaussian prior means (instead of the standard prior)")
+    p.add_argument("--prior-stds", type=float, nargs="+", metavar="S",
+                   help="Gaussian prior stds")
+    p.add_argument("--beta-prior", type=float, nargs="+", metavar="A B",
+                   help="Beta(a, b) prior of Bernoulli arms: a b (each arm, with --arms) or "
+                   "a1 b1 a2 b2 ...")
+    p.add_argument("--gamma-prior", type=float, nargs="+", metavar="A B",
+                   help="Gamma(shape a, rate b) prior of Poisson arms, given as --beta-prior")
 
 
 def _common(p):
@@ -183,7 +234,9 @@ def _shape_prior(family: str, values: list, arms: Optional[int]) -> dict:
     return {"family": family, "a": a, "b": b}
 
 
-def _run_config(args) -> dict:
+def _prior_config(args) -> tuple[Optional[dict], Optional[int]]:
+    """The prior the options give (``{family, a, b}``, ``{means, stds}``, or ``None`` for the
+    standard prior) and ``--arms`` where the prior does not set ``k``."""
     given = [name for name, v in (("--prior-means/--prior-stds", args.prior_means
                                    if args.prior_means is not None else args.prior_stds),
                                   ("--beta-prior", args.beta_prior),
@@ -204,6 +257,11 @@ def _run_config(args) -> dict:
         if args.prior_means is None or args.prior_stds is None:
             raise ValueError("--prior-means and --prior-stds go together")
         prior = {"means": args.prior_means, "stds": args.prior_stds}
+    return prior, arms
+
+
+def _run_config(args) -> dict:
+    prior, arms = _prior_config(args)
     for name, _ in args.option:
         if name == "name":
             raise ValueError(f"--option name=...: the algorithm is --algorithm "
@@ -246,6 +304,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _dispatch(args) -> int:
+    if args.command == "start":
+        return _start(args)
+    if args.command == "decide":
+        return _decide(args)
     from .store import ResultStore
     from .formatting import summary_table
     from .sweep import load_sweep, parse_sweep, require_scale, run_sweep
@@ -296,6 +358,128 @@ def _dispatch(args) -> int:
     store = run_sweep(sweep, args.out, executor=executor, scheduler=scheduler,
                       n_workers=workers, progress=args.progress, n_threads=args.threads)
     sys.stdout.write(summary_table(store, "text"))
+    return 0
+
+
+def _start(args) -> int:
+    from .beta_prior import BetaPrior
+    from .gamma_prior import GammaPrior
+    from .online import Experiment
+    from .priors import GaussianPrior
+
+    prior, arms = _prior_config(args)
+    if prior is None:
+        prior = GaussianPrior.standard(arms)
+    elif "family" in prior:
+        prior = (BetaPrior if prior["family"] == "beta" else GammaPrior)(prior["a"], prior["b"])
+    else:
+        prior = GaussianPrior(prior["means"], prior["stds"])
+    path = Path(args.state)
+    if path.exists() and not args.force:
+        raise ValueError(f"STATE {path}: exists; give --force to start it again")
+    max_samples = None if args.max_samples is None else int(args.max_samples)
+    if args.max_samples is not None and max_samples != args.max_samples:
+        raise ValueError(f"--max-samples: a whole number, got {args.max_samples:g}")
+    spec = _specification(args.algorithm, args.option)
+    exp = Experiment(spec, prior, args.delta, noise_stds=args.noise_std, seed=args.seed,
+                     max_samples=max_samples)
+    exp.save(path)
+    print(f"{path}: {exp.algorithm.label} on {exp.k} {exp.rewards} arms at delta = "
+          f"{exp.delta:g}; record observations with 'bai-lib decide {path} --observations "
+          f"FILE.csv'")
+    return 0
+
+
+def _specification(name: str, options: list):
+    from .algorithms import ALGORITHMS
+
+    if name not in ALGORITHMS:
+        raise ValueError(f"--algorithm: one of {', '.join(ALGORITHMS)}, got {name!r}")
+    try:
+        return ALGORITHMS[name](**dict(options))
+    except TypeError as e:
+        raise ValueError(f"--option: {e}") from None
+
+
+def _read_observations(path: Path) -> tuple[str, list]:
+    """``("pulls", [(arm, reward), ...])`` or ``("counts", [(arm, count, total), ...])``."""
+    import csv
+
+    try:
+        with path.open(newline="") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"--observations: cannot read {path} ({e})") from None
+    header = [h.strip() for h in rows[0]] if rows else []
+    kinds = {("arm", "reward"): "pulls", ("arm", "count", "total"): "counts"}
+    if tuple(header) not in kinds:
+        raise ValueError(f"--observations: {path} must start with the header arm,reward or "
+                         f"arm,count,total, got {','.join(header) or 'an empty file'}")
+    out = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise ValueError(f"--observations: {path} line {line}: {len(header)} values "
+                             f"expected, got {len(row)}")
+        try:
+            out.append((int(row[0]), *(float(c) for c in row[1:])))
+        except ValueError:
+            raise ValueError(f"--observations: {path} line {line}: not numbers: "
+                             f"{','.join(row)}") from None
+    if not out:
+        raise ValueError(f"--observations: {path} has no rows")
+    return kinds[tuple(header)], out
+
+
+def _decide(args) -> int:
+    import json
+
+    import numpy as np
+
+    from .online import Experiment
+
+    path = Path(args.state)
+    exp = Experiment.load(path)
+    if args.next < 0:
+        raise ValueError(f"--next: a number of pulls >= 0, got {args.next}")
+    if args.observations is not None:
+        kind, rows = _read_observations(Path(args.observations))
+        if kind == "pulls":
+            arms = np.array([r[0] for r in rows])
+            exp.record(arms, np.array([r[1] for r in rows]))
+        else:
+            counts = np.zeros(exp.k, dtype=np.int64)
+            totals = np.zeros(exp.k)
+            for arm, count, total in rows:
+                if not (0 <= arm < exp.k) or count != int(count):
+                    raise ValueError(f"--observations: arm {arm} with count {count:g}: arms "
+                                     f"are 0..{exp.k - 1}, counts whole numbers")
+                counts[arm] += int(count)
+                totals[arm] += total
+            exp.record_counts(counts, totals)
+        exp.save(path)
+    status = exp.status()
+    plan = exp.next_arms(args.next) if args.next and not status.stopped else np.zeros(0, int)
+    allocation = np.bincount(plan, minlength=exp.k)
+    if args.format == "json":
+        print(json.dumps({**status.as_dict(), "next": [int(c) for c in allocation]}, indent=1))
+        return 0
+    word = f"STOP ({status.reason})" if status.stopped else "CONTINUE"
+    print(f"{word} after {status.samples:,} observations")
+    if status.samples:
+        print(f"{'recommendation' if status.stopped else 'leader'}: arm "
+              f"{status.recommendation}")
+    for i in range(exp.k):
+        mean = status.means[i]
+        shown = "-" if np.isnan(mean) else f"{mean:.4g}"
+        print(f"  arm {i}: {int(status.counts[i]):,} observations, mean {shown}")
+    print(f"guarantee: {status.guarantee}")
+    if status.unused:
+        print(f"note: {status.unused:,} observations came after the stop and do not count")
+    if plan.size:
+        print(f"next {plan.size:,}: " + ", ".join(f"arm {i} x {c:,}"
+                                                  for i, c in enumerate(allocation) if c))
     return 0
 
 

@@ -154,7 +154,8 @@ LAYERS = [
     ["families", "families.*"],                   # reward families
     ["trace"],
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels
-    ["executor", "result", "plan", "_parquet", "runcache", "memo", "cost", "simulation"],  # orchestration
+    ["executor", "result", "plan", "_parquet", "runcache", "memo", "cost", "simulation",
+     "online"],  # orchestration
     ["poe"],
     ["published", "experiments", "tables", "_book"],  # the paper's runs, tables, chapters' own
     ["cell", "store", "sweep"],                   # scale

@@ -22,8 +22,10 @@ from ..beta_prior import BetaPrior
 from ..families import REWARD_MODELS, reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
 from ..priors import GaussianPrior
+from ..priors import delta0 as delta0_of
+from ..stopping import PROVEN_GLR_THRESHOLDS
 
-__all__ = ["Algorithm", "Binding", "one_level", "gap_cost"]
+__all__ = ["Algorithm", "Binding", "one_level", "gap_cost", "indifference_guarantee"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +49,18 @@ class Binding:
     cost_keys : callable
         ``cost_keys(means) -> ndarray``: a rough relative cost per run, used only to hand out the
         long runs first.
+    ask_tell : callable or None
+        ``ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, out_arms, out_xs, S, N,
+        cancel) -> (code, recommendation, t, n_out, bad)``: the run at the binding's single level
+        on a log of observations, then planned or simulated pulls on the instance ``mu``
+        (:mod:`bai_lib.algorithms.ask_tell`, which :mod:`bai_lib.online` drives); ``None`` for
+        an algorithm without one.
     """
 
     run: Callable
     delta0s: tuple
     cost_keys: Callable
+    ask_tell: Optional[Callable] = None
 
     def run_one(self, state: np.ndarray, mu: np.ndarray, cancel: Optional[np.ndarray] = None,
                 max_samples: Optional[int] = None) -> tuple[int, int, bool, int]:
@@ -69,16 +78,16 @@ class Binding:
 
 
 def one_level(call: Callable, delta0: Optional[float], cost_keys: Callable,
-              max_samples: int) -> Binding:
+              max_samples: int, ask_tell: Optional[Callable] = None) -> Binding:
     """The :class:`Binding` of a kernel that runs at one ``δ``: ``call(state, mu, max_samples,
-    cancel) -> (tau, recommendation, censored, stop code)``."""
+    cancel) -> (tau, recommendation, censored, stop code)``, and its ``ask_tell`` engine."""
     default = max_samples
 
     def run(state, mu, out_tau, out_rec, out_code, cancel=None, max_samples=default):
         tau, rec, _, code = call(state, mu, max_samples, cancel_flag(cancel))
         out_tau[0], out_rec[0], out_code[0] = tau, rec, code
 
-    return Binding(run, (delta0,), cost_keys)
+    return Binding(run, (delta0,), cost_keys, ask_tell)
 
 
 def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
@@ -95,6 +104,20 @@ def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
     per_arm = var / np.maximum(gaps, floor) ** 2
     per_arm[rows, best] = 0.0
     return k * per_arm.max(axis=1) if pull_all else per_arm.sum(axis=1)
+
+
+def indifference_guarantee(spec: "Algorithm", prior: Optional[GaussianPrior | BetaPrior],
+                           delta: float, proven_glr: bool, why: str) -> str:
+    """:meth:`Algorithm.guarantee` of a specification stopped by Algorithm 1's indifference
+    rule: Bayesian, ``PoE ≤ δ``, when its ``Δ0`` is at most the theorem's ``δ / (4 L(H))`` and
+    its GLR share (if any) uses the proven threshold (``proven_glr``); ``why`` names the
+    proof."""
+    if prior is not None and proven_glr and \
+            spec.resolve_delta0(prior, delta) <= float(delta0_of(prior, delta, factor=4.0)):
+        return (f"Bayesian: the probability of error averaged over the prior is at most "
+                f"δ = {delta:g} ({why}).")
+    return (f"None stated: {spec.label} runs with a Δ0 above δ/(4 L(H)) or a GLR threshold "
+            f"other than the proven one, which the proof does not cover.")
 
 
 class Algorithm:
@@ -169,12 +192,17 @@ class Algorithm:
         bound = self._bind(prior, noise_stds, deltas, max_samples, rewards)
         if rewards == "gaussian":
             return bound
-        run, parameters = bound.run, model.kernel_means
+        run, ask_tell, parameters = bound.run, bound.ask_tell, model.kernel_means
 
         def run_family(state, mu, *args, **kwargs):
             run(state, parameters(mu), *args, **kwargs)
 
-        return dataclasses.replace(bound, run=run_family)
+        def ask_tell_family(state, arms, xs, looks, mode, n_more, look_every, mu, *args):
+            return ask_tell(state, arms, xs, looks, mode, n_more, look_every, parameters(mu),
+                            *args)
+
+        return dataclasses.replace(bound, run=run_family,
+                                   ask_tell=None if ask_tell is None else ask_tell_family)
 
     def _bind(self, prior, noise_stds, deltas, max_samples,
               rewards) -> Binding:  # pragma: no cover - abstract
@@ -263,6 +291,27 @@ class Algorithm:
     def can_trace(self) -> bool:
         """Whether :func:`bai_lib.trace.trace_elimination` replays this specification's runs."""
         return False
+
+    def glr_threshold(self, rewards: str) -> Optional[str]:
+        """The name of the GLR threshold (:data:`bai_lib.stopping.GLR_THRESHOLDS`) that stops
+        this specification's runs on ``rewards`` arms, or ``None`` when another rule does."""
+        return None
+
+    def guarantee(self, prior: Optional[GaussianPrior | BetaPrior], rewards: str,
+                  delta: float) -> str:
+        """What a stop of this specification at ``delta`` on ``rewards`` arms under ``prior``
+        guarantees, in one sentence, stating only what a proof covers (the paper's, or those
+        of :func:`bai_lib.stopping.glr_beta`): by default, frequentist ``δ``-correctness when
+        its GLR threshold is the proven one for the family
+        (:data:`bai_lib.stopping.PROVEN_GLR_THRESHOLDS`), else none."""
+        name = self.glr_threshold(rewards)
+        if name is not None and name == PROVEN_GLR_THRESHOLDS.get(rewards):
+            return (f"Frequentist: on every instance the probability of error is at most "
+                    f"δ = {delta:g} (the proven GLR threshold {name!r}), hence also averaged "
+                    f"over any prior.")
+        return (f"None proven: the stopping threshold of {self.label} is a heuristic; "
+                f"δ = {delta:g} is its nominal level (bai_lib.stopping lists the proven "
+                f"thresholds).")
 
     @property
     def label(self) -> str:

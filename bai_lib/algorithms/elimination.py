@@ -20,7 +20,8 @@ from ..families import family as F
 from ..families import family_bundle, model_of_prior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from .base import Algorithm, Binding, gap_cost, one_level
+from .ask_tell import elimination_ask_tell, evaluate_round
+from .base import Algorithm, Binding, gap_cost, indifference_guarantee, one_level
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run", "WIDTHS"]
@@ -237,55 +238,10 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 if not maybe:
                     continue
         # Exact evaluation of the round.
-        max_l = _NEG_INF
-        top_l = act[0]
-        if kl_widths:
-            # Every active arm has n pulls and the KL ends increase with the mean, so the largest
-            # LCB and UCB are those of the first arm with the largest mean: two solved ends, and
-            # one kl per other arm to test UCB_i > max LCB (kl_upper is the largest double q
-            # with kl(mean, q) <= level, so UCB_i > x exactly when the double after x passes).
-            level = conf_level(float(n), log_const)
-            for j in range(n_act):
-                i = act[j]
-                means[i] = S[i] * inv_n
-                if S[i] > S[top_l]:
-                    top_l = i
-            max_l = F.kl_lower(fam, means[top_l], level)
-            max_u = F.kl_upper(fam, means[top_l], level)
-            kept = 0
-            for j in range(n_act):
-                i = act[j]
-                if i == top_l or F.upper_exceeds(fam, means[i], level, max_l):
-                    act[kept] = i
-                    kept += 1
-            n_act = kept
-            if n_act == 1:
-                return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        else:
-            c = conf_factor(float(n), log_const)
-            for j in range(n_act):
-                i = act[j]
-                m = S[i] * inv_n
-                means[i] = m
-                lcb = m - sigma[i] * c
-                ucb[i] = m + sigma[i] * c
-                if lcb > max_l:
-                    max_l = lcb
-                    top_l = i
-            kept = 0
-            for j in range(n_act):
-                i = act[j]
-                # The arm with the largest LCB always survives (UCB > LCB); the explicit check
-                # keeps it when sigma * c is below the rounding of its mean and UCB == LCB.
-                if ucb[i] > max_l or i == top_l:
-                    act[kept] = i
-                    kept += 1
-            n_act = kept
-            if n_act == 1:
-                return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-            max_u = _NEG_INF
-            for j in range(n_act):
-                max_u = max(max_u, ucb[act[j]])
+        n_act, max_u, max_l = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma, log_const,
+                                             kl_widths)
+        if n_act == 1:
+            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
         if max_u - max_l <= delta0:
             if recommend_best:
                 if pull_all:
@@ -452,6 +408,11 @@ class Elimination(Algorithm):
     def coin_at_indifference(self, k: int) -> bool:
         return k == 2 and self.recommend == "uniform"
 
+    def guarantee(self, prior: Optional[GaussianPrior], rewards: str, delta: float) -> str:
+        """Bayesian, ``PoE ≤ δ``, when ``Δ0 ≤ δ / (4 L(H))`` (Theorem 6 of the paper); else
+        none stated (:func:`~bai_lib.algorithms.base.indifference_guarantee`)."""
+        return indifference_guarantee(self, prior, delta, True, "Theorem 6 of the paper")
+
     def two_arm_walk(self) -> Optional["TwoArmElimination"]:
         usable = self.recommend == "uniform" and self.widths == "subgaussian"
         return TwoArmElimination.of(self) if usable else None
@@ -477,7 +438,13 @@ class Elimination(Algorithm):
             return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
                                    False, fam, kl_widths, cancel)
 
-        return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples)
+        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out):
+            return elimination_ask_tell(fam, state, sig, log_const, d0, max_samples, pull_all,
+                                        best, kl_widths, arms, xs, looks, mode, n_more,
+                                        look_every, mu, *out)
+
+        return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples,
+                         ask_tell)
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,11 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
                        STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag,
                        record_level, record_rest, refill)
 from ..stopping import glr_beta, ttucb_c
+from .ask_tell import RUNNING, SIMULATE
 from .base import Binding, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
 
-__all__ = ["glr_run", "bind_glr", "GLRThreshold", "gap_level", "register", "start", "refresh",
+__all__ = ["glr_run", "glr_ask_tell", "bind_glr", "GLRThreshold", "gap_level", "register", "start", "refresh",
            "choose", "update", "SLOTS"]
 
 class GLRThreshold(NamedTuple):
@@ -282,6 +283,170 @@ def _record_stops(fam, th, p, t, best, code, mh, v, N, w, sigma, levels, delta0s
             return p, code
 
 
+@njit(cache=True, nogil=True)
+def _first_unsampled(N):
+    """The first arm without a reward, or ``-1``."""
+    for i in range(N.size):
+        if N[i] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _glr_stop(fam, th, level, mh, v, N, w, delta0s, t, max_samples):
+    """The stop at a look at time ``t``: ``(code, best)``, :data:`RUNNING` if none."""
+    best = argmax(mh)
+    if F.glr_passes(fam, mh, v, N, best, gap_level(th, t, level)):
+        return STOP_GLR, best
+    if delta0s is not None and indifferent(mh, w, best, delta0s[0]):
+        return STOP_INDIFFERENCE, best
+    if t >= max_samples:
+        return STOP_CENSORED, best
+    return RUNNING, best
+
+
+@njit(cache=True, nogil=True)
+def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tuple,
+                 state: np.ndarray, sigma: np.ndarray, var: np.ndarray, level: float,
+                 delta0s: Optional[np.ndarray], log_consts: np.ndarray, max_samples: int,
+                 arms: np.ndarray, xs: np.ndarray, looks: np.ndarray, mode: int, n_more: int,
+                 look_every: int, mu: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray,
+                 S: np.ndarray, N: np.ndarray, cancel: np.ndarray) -> tuple[int, int, int, int, int]:
+    """Replay the log ``(arms, xs, looks)`` of a GLR-stopped algorithm, then plan or simulate
+    ``n_more`` pulls (:mod:`bai_lib.algorithms.ask_tell` describes the engines, their modes and
+    what they return); ``S`` and ``N`` receive the sums and counts.
+
+    The constants are those of :func:`glr_run` at one level (``level``,
+    ``delta0s`` of size one or ``None``, ``log_consts``). The stop is checked after a log entry
+    whose ``looks`` flag is set, and in the simulate mode whenever ``t`` is a multiple of
+    ``look_every``; a look before every arm has a reward checks nothing. A second reward of an
+    arm before every arm has its first one is refused (``bad``): the rule starts from one reward
+    per arm.
+    """
+    k = sigma.size
+    mh = np.zeros(k)
+    v = np.zeros(k)
+    inv_next = np.ones(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    n_log = arms.size
+    total = n_log + (n_more if mode == SIMULATE else 0)
+    n_out = 0
+    j = 0
+    while j < total and j < k:  # the first round: every arm once (in index order if simulated)
+        arm = _first_unsampled(N)
+        if j < n_log:
+            arm = arms[j]
+            if N[arm] > 0:
+                return RUNNING, argmax(mh), j, n_out, j
+            x = xs[j]
+        else:
+            x = F.draw(fam, buf[j], mu[arm], sigma[arm])
+            out_arms[n_out] = arm
+            out_xs[n_out] = x
+            n_out += 1
+        F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
+        j += 1
+    if j < k:
+        if mode == SIMULATE:
+            return RUNNING, argmax(mh), j, n_out, -1
+        planned = 0  # the arms without a reward, then round-robin from arm 0
+        for i in range(k):
+            if N[i] == 0 and planned < n_more:
+                out_arms[planned] = i
+                planned += 1
+        while planned < n_more:
+            out_arms[planned] = (planned - (k - j)) % k
+            planned += 1
+        return RUNNING, argmax(mh), j, planned, -1
+    return _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_consts,
+                       max_samples, arms, xs, looks, mode, n_more, look_every, mu, out_arms,
+                       out_xs, S, N, cancel, mh, v, inv_next, buf, n_out)
+
+
+@njit(cache=True, nogil=True)
+def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_consts,
+                max_samples, arms, xs, looks, mode, n_more, look_every, mu, out_arms, out_xs, S,
+                N, cancel, mh, v, inv_next, buf, n_out):
+    """:func:`glr_ask_tell` from the end of the first round on (``t = k``). Each of the rule's
+    steps is called at one place (numba writes them out at the call)."""
+    k = sigma.size
+    (s0, s1, s2, s3, s4, s5), carry = start(steps, data, mh, var)
+    w = np.zeros(k)
+    n0, t_force = np.int64(NEVER), np.int64(NEVER)
+    if delta0s is not None:
+        conf_widths(w, sigma, N, log_consts[0])
+        n0, t_force = forcing_start(sigma, log_consts[0], delta0s[0])
+    pos = k
+    t = np.int64(k)
+    t_next = t
+    n_log = arms.size
+    total = n_log + (n_more if mode == SIMULATE else 0)
+    look = k - 1 < n_log and looks[k - 1]  # a look after the last logged entry
+    for j in range(k, total + 1):
+        if t >= t_next:
+            t_next = t + max(64, t >> 6)
+            carry = refresh(steps, s0, s1, s2, s3, s4, s5, carry, t, t_next)
+        logged = j < n_log
+        if look or (j > n_log and t % look_every == 0):
+            code, best = _glr_stop(fam, th, level, mh, v, N, w, delta0s, t, max_samples)
+            if code != RUNNING:
+                return code, best, t, n_out, -1
+        if j == total:
+            break
+        if not logged and cancel[0]:
+            return STOP_INTERRUPTED, -1, t, n_out, -1
+        arm, carry = choose(steps, s0, s1, s2, s3, s4, s5, carry, fam, t, argmax(mh), mh, v, N,
+                            S, sigma, var, state)
+        if delta0s is not None and t >= t_force:
+            arm = forced_arm(N, n0, arm)
+        if pos == buf.size:
+            if not refill(state, buf, cancel):
+                return STOP_INTERRUPTED, -1, t, n_out, -1
+            pos = 0
+        if logged:
+            arm = arms[j]
+            x = xs[j]
+        else:
+            x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
+            out_arms[n_out] = arm
+            out_xs[n_out] = x
+            n_out += 1
+        pos += 1
+        F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
+        if delta0s is not None:
+            w[arm] = sigma[arm] * conf_factor(float(N[arm]), log_consts[0])
+        carry = update(steps, s0, s1, s2, s3, s4, s5, carry, arm, x, N, S, var)
+        t += 1
+        look = logged and looks[j]
+    if mode == SIMULATE:
+        return RUNNING, argmax(mh), t, n_out, -1
+    best = argmax(mh)
+    _glr_plan(fam, steps, s0, s1, s2, s3, s4, s5, carry, state, sigma, var, n_more, out_arms,
+              S.copy(), N.copy(), mh, v, inv_next, t, t_next, n0, t_force, delta0s is not None)
+    return RUNNING, best, t, n_more, -1
+
+
+@njit(cache=True, nogil=True)
+def _glr_plan(fam, steps, s0, s1, s2, s3, s4, s5, carry, state, sigma, var, n_more, out_arms,
+              S, N, mh, v, inv_next, t, t_next, n0, t_force, forcing):
+    """The believer's next ``n_more`` pulls (each pays its arm's current mean, so the means stay
+    put), written to ``out_arms``; ``S``, ``N``, ``mh``, ``v`` and the rule's state move on."""
+    for planned in range(n_more):
+        if t >= t_next:
+            t_next = t + max(64, t >> 6)
+            carry = refresh(steps, s0, s1, s2, s3, s4, s5, carry, t, t_next)
+        arm, carry = choose(steps, s0, s1, s2, s3, s4, s5, carry, fam, t, argmax(mh), mh, v, N,
+                            S, sigma, var, state)
+        if forcing and t >= t_force:
+            arm = forced_arm(N, n0, arm)
+        x = mh[arm]
+        F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
+        carry = update(steps, s0, s1, s2, s3, s4, s5, carry, arm, x, N, S, var)
+        out_arms[planned] = arm
+        t += 1
+
+
 def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th: GLRThreshold,
              levels: np.ndarray, delta0s: np.ndarray, log_consts: np.ndarray, max_samples: int,
              var: Optional[np.ndarray] = None) -> Binding:
@@ -299,6 +464,11 @@ def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th
         glr_run(fam, th, steps, data, state, mu, sig, var, levels, d0s, log_consts, max_samples,
                 out_tau, out_rec, out_code, cancel_flag(cancel))
 
+    def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out):
+        return glr_ask_tell(fam, th, steps, data, state, sig, var, levels[0], d0s, log_consts,
+                            max_samples, arms, xs, looks, mode, n_more, look_every, mu, *out)
+
     d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * levels.size
     floor = delta0s.min() if delta0s.size else 1e-12
-    return Binding(run, d0, lambda means: gap_cost(means, sig, floor))
+    return Binding(run, d0, lambda means: gap_cost(means, sig, floor),
+                   ask_tell if levels.size == 1 else None)

@@ -33,6 +33,7 @@ from ..priors import delta0 as _delta0_of
 from ..confidence import (conf_factor, conf_log_const, first_indifference_round,
                           indifference_split)
 from ..stopping import PROVEN_GLR_THRESHOLDS, glr_level, threshold
+from .base import indifference_guarantee
 
 __all__ = ["IndifferenceZone", "INDIFFERENCE_GLR", "conf_widths", "indifferent",
            "forcing_start", "forced_arm", "NEVER"]
@@ -75,6 +76,23 @@ class IndifferenceZone:
 
     def uses_prior(self) -> bool:
         return self.needs_prior or (self.indifference and self.delta0 is None)
+
+    def glr_threshold(self, rewards: str) -> Optional[str]:
+        """The proven threshold under the indifference stop (:meth:`glr_rule`), else ``None``
+        (a specification whose own threshold is a GLR one says so)."""
+        return self.glr_rule(rewards)
+
+    def guarantee(self, prior: Optional[GaussianPrior | BetaPrior], rewards: str,
+                  delta: float) -> str:
+        """With the indifference stop, Bayesian when the proof covers ``Δ0`` and the GLR share
+        (:func:`~bai_lib.algorithms.base.indifference_guarantee`); without it, that of the GLR
+        threshold (:meth:`bai_lib.algorithms.Algorithm.guarantee`)."""
+        if not self.indifference:
+            return super().guarantee(prior, rewards, delta)
+        return indifference_guarantee(
+            self, prior, delta, self.glr_rule(rewards) is not None,
+            "Theorem 6's argument with the proven GLR threshold at its share of δ, "
+            "bai_lib.confidence.indifference_split")
 
     @property
     def one_trajectory(self) -> bool:

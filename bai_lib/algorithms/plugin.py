@@ -30,7 +30,7 @@ Example
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, NamedTuple
+from typing import Callable, ClassVar, NamedTuple, Optional
 
 import numpy as np
 from numba import njit, types
@@ -195,6 +195,10 @@ class SamplingRule(Algorithm):
         arms, ``2 β(t, δ)`` (:func:`bai_lib.stopping.threshold`; ``k`` enters the proven
         thresholds only)."""
         return threshold(self.threshold, t, delta, k)
+
+    def glr_threshold(self, rewards: str) -> Optional[str]:
+        """Its ``threshold``."""
+        return self.threshold
 
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         select = self.select

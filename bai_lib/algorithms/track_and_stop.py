@@ -160,6 +160,10 @@ class TrackAndStop(IndifferenceZone, Algorithm):
         V.choice(self.update, UPDATE_SCHEDULES, "update")
         self._check_indifference()
 
+    def glr_threshold(self, rewards: str) -> Optional[str]:
+        """The proven threshold under the indifference stop, else its own ``threshold``."""
+        return self.glr_rule(rewards) or self.threshold
+
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards, the family's GLR statistic and oracle
         (:mod:`bai_lib.families.bernoulli`, :mod:`bai_lib.families.poisson`); the threshold

@@ -290,6 +290,10 @@ class TTTS(IndifferenceZone, Algorithm):
         ``10^6`` samples a second, so a run censored at ``10**9`` would take 16 to 70 minutes."""
         return 10**7 if k > 2 and self.challenger in ("resample", "released") else 10**9
 
+    def glr_threshold(self, rewards: str) -> Optional[str]:
+        """The proven threshold under the indifference stop, else its own ``threshold``."""
+        return self.glr_rule(rewards) or self.threshold
+
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli and Poisson rewards (``prior`` a :class:`~bai_lib.BetaPrior` or a
         :class:`~bai_lib.GammaPrior`), the conjugate posterior and the family's GLR statistic
