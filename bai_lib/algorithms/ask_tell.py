@@ -47,9 +47,9 @@ __all__ = ["elimination_ask_tell", "evaluate_round", "RUNNING", "PLAN", "SIMULAT
 
 #: The code of a run that has not stopped.
 RUNNING = -1
-#: Mode: plan the next pulls.
+#: The mode that plans the next pulls.
 PLAN = 0
-#: Mode: simulate pulls on an instance.
+#: The mode that simulates pulls on an instance.
 SIMULATE = 1
 
 

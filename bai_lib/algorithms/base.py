@@ -108,10 +108,10 @@ def gap_cost(means: np.ndarray, noise_stds: np.ndarray, floor: float = 1e-12,
 
 def indifference_guarantee(spec: "Algorithm", prior: Optional[GaussianPrior | BetaPrior],
                            delta: float, proven_glr: bool, why: str) -> str:
-    """:meth:`Algorithm.guarantee` of a specification stopped by Algorithm 1's indifference
-    rule: Bayesian, ``PoE ≤ δ``, when its ``Δ0`` is at most the theorem's ``δ / (4 L(H))`` and
-    its GLR share (if any) uses the proven threshold (``proven_glr``); ``why`` names the
-    proof."""
+    """:meth:`bai_lib.algorithms.Algorithm.guarantee` of a specification stopped by Algorithm
+    1's indifference rule: Bayesian, ``PoE ≤ δ``, when its ``Δ0`` is at most the theorem's
+    ``δ / (4 L(H))`` and its GLR share (if any) uses the proven threshold (``proven_glr``);
+    ``why`` names the proof."""
     if prior is not None and proven_glr and \
             spec.resolve_delta0(prior, delta) <= float(delta0_of(prior, delta, factor=4.0)):
         return (f"Bayesian: the probability of error averaged over the prior is at most "
