@@ -1,5 +1,5 @@
-"""Command line: ``bai-lib run``, ``bai-lib sweep`` and ``bai-lib summary`` (also ``python -m bai_lib``),
-and ``bai-lib start`` and ``bai-lib decide`` for a live experiment.
+"""Command line: ``bai-lib run``, ``bai-lib sweep`` and ``bai-lib summary``, and ``bai-lib start``
+and ``bai-lib decide`` for a live experiment (also ``python -m bai_lib``).
 
 ``run``, ``sweep`` and ``summary`` write or read a result store (:mod:`bai_lib.store`); ``start``
 and ``decide`` write and update the state file of an experiment (:mod:`bai_lib.online`).

@@ -41,7 +41,8 @@ PUBLIC_MODULES = [
     "published", "tables",
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
-    "algorithms.glr", "algorithms.ttts_conjugate", "algorithms.ask_tell", "online", "families", "families.family", "families.gaussian",
+    "algorithms.glr", "algorithms.ttts_conjugate", "algorithms.ask_tell", "online", "families",
+    "families.family", "families.gaussian",
     "families.bernoulli", "families.poisson", "families.expfam",
 ]
 PUBLIC_METHOD_DUNDERS = {"__init__", "__new__", "__call__"}

@@ -213,7 +213,8 @@ def test_bad_observations_are_refused(arms, rewards, message):
 
 def test_first_round_takes_each_arm_once():
     e = _experiment(TTTS(), "gaussian")
-    with pytest.raises(ValueError, match=r"arms\[1\] = 0: .*rounds \(every arm once first.*due now are \[1, 2\]"):
+    with pytest.raises(ValueError,
+                       match=r"arms\[1\] = 0: .*once first.*due now are \[1, 2\]"):
         e.record([0, 0], [0.1, 0.2])
 
 

@@ -106,6 +106,18 @@ def test_wheel_installs_outside_the_checkout_and_runs(dist, tmp_path):
         out = subprocess.run(cmd, **run)
         assert out.returncode == 0, f"{cmd[-2:]} failed in the fresh venv:\n{out.stderr[-3000:]}"
         assert "usage:" in out.stdout and "run" in out.stdout and "sweep" in out.stdout, out.stdout
+    # a live experiment from the command line needs the core dependencies only
+    cli = str(venv / "bin" / "bai-lib")
+    state, obs = tmp_path / "exp.json", tmp_path / "day1.csv"
+    obs.write_text("arm,count,total\n0,5,2.5\n1,5,0\n2,5,-1\n")
+    out = subprocess.run([cli, "start", str(state), "--algorithm", "elimination", "--arms", "3",
+                          "--delta", "0.1", "--noise-std", "1"], **run)
+    assert out.returncode == 0, f"bai-lib start failed in the fresh venv:\n{out.stderr[-3000:]}"
+    out = subprocess.run([cli, "decide", str(state), "--observations", str(obs), "--next", "6"],
+                         **run)
+    assert out.returncode == 0, f"bai-lib decide failed in the fresh venv:\n{out.stderr[-3000:]}"
+    assert "CONTINUE after 15 observations" in out.stdout, out.stdout
+    assert "next 6: arm 0 x 2, arm 1 x 2, arm 2 x 2" in out.stdout, out.stdout
     t1 = time.perf_counter()
     out = subprocess.run([str(py), "-c", SMOKE], **run)
     assert out.returncode == 0, f"a simulation from the installed wheel failed:\n{out.stderr[-3000:]}"

@@ -56,7 +56,8 @@ from .ask_tell import RUNNING, SIMULATE
 from .base import Binding, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
 
-__all__ = ["glr_run", "glr_ask_tell", "bind_glr", "GLRThreshold", "gap_level", "register", "start", "refresh",
+__all__ = ["glr_run", "glr_ask_tell", "bind_glr", "GLRThreshold", "gap_level", "register",
+           "start", "refresh",
            "choose", "update", "SLOTS"]
 
 class GLRThreshold(NamedTuple):
@@ -311,7 +312,8 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
                  delta0s: Optional[np.ndarray], log_consts: np.ndarray, max_samples: int,
                  arms: np.ndarray, xs: np.ndarray, looks: np.ndarray, mode: int, n_more: int,
                  look_every: int, mu: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray,
-                 S: np.ndarray, N: np.ndarray, cancel: np.ndarray) -> tuple[int, int, int, int, int]:
+                 S: np.ndarray, N: np.ndarray,
+                 cancel: np.ndarray) -> tuple[int, int, int, int, int]:
     """Replay the log ``(arms, xs, looks)`` of a GLR-stopped algorithm, then plan or simulate
     ``n_more`` pulls (:mod:`bai_lib.algorithms.ask_tell` describes the engines, their modes and
     what they return); ``S`` and ``N`` receive the sums and counts.
