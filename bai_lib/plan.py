@@ -163,8 +163,11 @@ class RunPlan:
         Censoring level of one run.
     means : ndarray, shape (n_runs, k), or None
         Fixed arm means, one row per run; ``None`` when they are drawn from the prior.
-    rewards : {"gaussian", "bernoulli"}
+    rewards : {"gaussian", "bernoulli", "poisson"}
         The reward distribution (:data:`REWARD_MODELS`).
+    look_every : int
+        The stop is checked when the number of samples is a multiple of this (1: at every
+        sample; :meth:`bai_lib.algorithms.Binding.with_looks`).
     """
 
     algorithm: Algorithm
@@ -177,6 +180,7 @@ class RunPlan:
     max_samples: int
     means: Optional[np.ndarray]
     rewards: str = "gaussian"
+    look_every: int = 1
 
     @property
     def k(self) -> int:
@@ -207,7 +211,8 @@ class RunPlan:
               prior: Optional[GaussianPrior | BetaPrior | GammaPrior],
               noise_stds: ArrayLike, deltas: Sequence[float], n_runs: int, seed: int, *,
               means: Optional[ArrayLike] = None, first_run: int = 0,
-              max_samples: Optional[int] = None, rewards: Optional[str] = None) -> "RunPlan":
+              max_samples: Optional[int] = None, rewards: Optional[str] = None,
+              look_every: int = 1) -> "RunPlan":
         """Check every argument (a ``ValueError`` naming the first bad one) and fill in the
         defaults: the arguments are those of :func:`bai_lib.simulate_deltas`."""
         levels = _levels(deltas)
@@ -281,4 +286,9 @@ class RunPlan:
                     f"run never stops and goes to max_samples = {max_samples:,}; about "
                     f"{n_runs * tie:.3g} of the {n_runs:,} runs are expected to be censored "
                     f"there", CensoringWarning, stacklevel=3)
-        return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards)
+        look_every = V.integer(look_every, "look_every", 1, MAX_SAMPLES_LIMIT)
+        if look_every > 1 and spec.name == "lucb":
+            raise ValueError(f"look_every = {look_every}: {spec.label} has no engine for "
+                             f"batched looks; every other algorithm has one")
+        return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards,
+                   look_every)

@@ -80,6 +80,9 @@ class SimulationResult:
         Index of the first run (``simulate(..., first_run=...)``); see :attr:`runs`.
     rewards : {"gaussian", "bernoulli", "poisson"}
         The reward distribution of the runs (``simulate(..., rewards=...)``).
+    look_every : int
+        The runs checked their stop every ``look_every`` samples
+        (``simulate(..., look_every=...)``; 1: at every sample).
     """
 
     algorithm: Algorithm
@@ -100,6 +103,7 @@ class SimulationResult:
     seconds: np.ndarray
     first_run: int = 0
     rewards: str = "gaussian"
+    look_every: int = 1
 
     @classmethod
     def from_runs(cls, *, algorithm: Algorithm, prior: Optional[GaussianPrior],
@@ -107,7 +111,7 @@ class SimulationResult:
                   max_samples: int, means: np.ndarray, means_given: bool, first_run: int,
                   stopping_times: np.ndarray, recommendations: np.ndarray,
                   stop_reasons: np.ndarray, seconds: np.ndarray,
-                  rewards: str = "gaussian") -> "SimulationResult":
+                  rewards: str = "gaussian", look_every: int = 1) -> "SimulationResult":
         """The result of runs ``first_run, ...`` on ``means`` (one row per run): ``best_arms``,
         ``correct`` and ``censored`` are derived, and every array is made read-only (arrays the
         caller shares between results, ``means`` and ``noise_stds``, are not copied)."""
@@ -128,7 +132,7 @@ class SimulationResult:
             a.setflags(write=False)
         return cls(algorithm=algorithm, prior=prior, delta=delta, delta0=delta0, seed=seed,
                    max_samples=max_samples, means_given=means_given, first_run=first_run,
-                   rewards=rewards, **arrays)
+                   rewards=rewards, look_every=look_every, **arrays)
 
     @property
     def n_runs(self) -> int:
@@ -238,6 +242,8 @@ class SimulationResult:
         r = self._run_index(run)
         bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples,
                                     rewards=self.rewards)
+        if self.look_every > 1:
+            bound = bound.with_looks(self.look_every, self.k)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run_one(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
@@ -259,6 +265,9 @@ class SimulationResult:
         if not spec.can_trace():
             raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
                              f"this result is from {spec.label}; use replay() instead")
+        if self.look_every > 1:
+            raise ValueError(f"trace() replays runs that look at every round; these looked every "
+                             f"{self.look_every} samples; use replay() instead")
         r = self._run_index(run)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         return trace_elimination(self.means[r], self.noise_stds, self.delta, self.delta0, state,

@@ -195,7 +195,9 @@ def plan_key(plan: RunPlan) -> Optional[dict]:
             "noise_stds": np.asarray(plan.noise_stds, float).tolist(),
             "rewards": plan.rewards, "deltas": [float(d) for d in plan.deltas],
             "n_runs": int(plan.n_runs), "seed": int(plan.seed),
-            "first_run": int(plan.first_run), "max_samples": int(plan.max_samples)}
+            "first_run": int(plan.first_run), "max_samples": int(plan.max_samples),
+            # only when set, so that the keys of the plans that look at every sample stay
+            **({} if plan.look_every == 1 else {"look_every": int(plan.look_every)})}
 
 
 def _key_digest(key: dict) -> str:

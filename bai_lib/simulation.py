@@ -67,6 +67,7 @@ def simulate(
     progress: Optional[bool] = None,
     rewards: Optional[str] = None,
     budget: Optional[float] = None,
+    look_every: int = 1,
     **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -146,6 +147,13 @@ def simulate(
         each instance's difficulty from the theory, the constant and this machine's speed from
         a pilot of about a second) and a :class:`~bai_lib.CostWarning` states the estimate when
         the predicted wall time exceeds ``budget``; the runs go ahead (Ctrl-C stops them).
+    look_every : int, optional
+        Batched looks: the stop is checked only when the number of samples is a multiple of
+        ``look_every`` (Algorithm 1 and NoElim: at the end of the round that completes such a
+        look, eliminating only there), as platforms check hourly or daily; ``max_samples``
+        censors at any step. Every algorithm but LUCB; 1 (default) checks at every sample.
+        The runs take the ask/tell engine's steps (:meth:`bai_lib.algorithms.Binding.with_looks`),
+        which at ``look_every = 1`` are the default runs exactly.
 
     Warns
     -----
@@ -180,7 +188,7 @@ def simulate(
         )
     plan = RunPlan.build(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
                          means=means, first_run=first_run, max_samples=max_samples,
-                         rewards=rewards)
+                         rewards=rewards, look_every=look_every)
     if budget is not None:
         estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     (res,) = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
@@ -203,6 +211,7 @@ def simulate_deltas(
     progress: Optional[bool] = None,
     rewards: Optional[str] = None,
     budget: Optional[float] = None,
+    look_every: int = 1,
 ) -> dict:
     """:func:`simulate` at several confidence levels, one result per ``δ``.
 
@@ -215,7 +224,8 @@ def simulate_deltas(
     each run follows **one trajectory** until its stopping test passes at the smallest ``δ``,
     and records along the way the first time the test passes at each larger ``δ``: a whole
     curve over ``δ`` costs about one run at the smallest ``δ``. Other algorithms (Algorithm 1,
-    whose confidence bounds depend on ``δ``) are run once per ``δ``.
+    whose confidence bounds depend on ``δ``) are run once per ``δ``, and so is every algorithm
+    with ``look_every > 1``.
 
     Parameters
     ----------
@@ -230,7 +240,8 @@ def simulate_deltas(
         ``{δ: SimulationResult}`` in the order of ``deltas``.
     """
     plan = RunPlan.build(algorithm, prior, noise_stds, deltas, n_runs, seed, means=means,
-                         first_run=first_run, max_samples=max_samples, rewards=rewards)
+                         first_run=first_run, max_samples=max_samples, rewards=rewards,
+                         look_every=look_every)
     if budget is not None:
         estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     results = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
@@ -288,10 +299,13 @@ def _compute(plan: RunPlan, index: Optional[np.ndarray], n_threads: int, chunk_s
 
     # One binding for all levels where one trajectory serves them (rows in decreasing delta),
     # else one binding per level, each from fresh copies of the states (kernels advance them).
-    groups = [order_desc] if m == 1 or spec.one_trajectory else [[j] for j in order_desc]
+    one = m == 1 or (spec.one_trajectory and plan.look_every == 1)
+    groups = [order_desc] if one else [[j] for j in order_desc]
     for group in groups:
         bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples,
                           rewards=plan.rewards)
+        if plan.look_every > 1:
+            bound = bound.with_looks(plan.look_every, k)
         run, n_lev = bound.run, len(group)
         t_rows = np.empty((n_runs, n_lev), dtype=np.int64)
         r_rows = np.empty((n_runs, n_lev), dtype=np.int64)
@@ -340,5 +354,5 @@ def _results(plan: RunPlan, rec: Records) -> list[SimulationResult]:
             means_given=plan.means_given, first_run=plan.first_run,
             stopping_times=rec.taus[j].copy(), recommendations=rec.recs[j].copy(),
             stop_reasons=names[rec.codes[j]], seconds=rec.seconds[j].copy(),
-            rewards=plan.rewards))
+            rewards=plan.rewards, look_every=plan.look_every))
     return out

@@ -205,9 +205,10 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
                 if due[arm]:
                     break
             x = F.draw(fam, buf[pos + slot[arm]], mu[arm], sigma[arm])
-            out_arms[n_out] = arm
-            out_xs[n_out] = x
-            n_out += 1
+            if n_out < out_arms.size:  # none kept by a simulation with looks
+                out_arms[n_out] = arm
+                out_xs[n_out] = x
+                n_out += 1
         S[arm] += x
         N[arm] += 1
         due[arm] = 0

@@ -21,6 +21,7 @@ from .. import _validate as V
 from ..beta_prior import BetaPrior
 from ..families import REWARD_MODELS, reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
+from .ask_tell import SIMULATE
 from ..priors import GaussianPrior
 from ..priors import delta0 as delta0_of
 from ..stopping import PROVEN_GLR_THRESHOLDS
@@ -53,14 +54,27 @@ class Binding:
         ``ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, out_arms, out_xs, S, N,
         cancel) -> (code, recommendation, t, n_out, bad)``: the run at the binding's single level
         on a log of observations, then planned or simulated pulls on the instance ``mu``
-        (:mod:`bai_lib.algorithms.ask_tell`, which :mod:`bai_lib.online` drives); ``None`` for
-        an algorithm without one.
+        (:mod:`bai_lib.algorithms.ask_tell`, which :mod:`bai_lib.online` drives); ``max_samples``
+        overrides the censoring level as for ``run``. ``None`` for an algorithm without one.
     """
 
     run: Callable
     delta0s: tuple
     cost_keys: Callable
     ask_tell: Optional[Callable] = None
+
+    def with_looks(self, look_every: int, k: int) -> "Binding":
+        """This binding (at one level, on ``k`` arms) with the stop checked only when the number
+        of samples is a multiple of ``look_every`` (Algorithm 1 and NoElim: at the end of the
+        round that completes such a look, and eliminating only there), as platforms check
+        hourly or daily; ``max_samples`` still censors at any step. Its runs take the ask/tell
+        engine's steps (:mod:`bai_lib.algorithms.ask_tell`), which with ``look_every = 1`` are
+        the kernel's runs exactly. The sampling does not depend on the looks, except
+        Algorithm 1's, whose eliminations wait for them."""
+        if self.ask_tell is None or len(self.delta0s) != 1:
+            raise ValueError("look_every > 1 needs an algorithm with an ask/tell engine (every "
+                             "one but LUCB) bound at one level")
+        return dataclasses.replace(self, run=_looked(self.ask_tell, look_every, k))
 
     def run_one(self, state: np.ndarray, mu: np.ndarray, cancel: Optional[np.ndarray] = None,
                 max_samples: Optional[int] = None) -> tuple[int, int, bool, int]:
@@ -75,6 +89,21 @@ class Binding:
         self.run(state, mu, tau, rec, code, cancel, **extra)
         return (int(tau[0]), int(rec[0]), bool(code[0] in (STOP_CENSORED, STOP_INTERRUPTED)),
                 int(code[0]))
+
+
+def _looked(ask_tell: Callable, look_every: int, k: int) -> Callable:
+    """The ``run`` of a :class:`Binding` whose stop is checked every ``look_every`` samples."""
+    none_i, none_x, none_l = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.uint8)
+
+    def run(state, mu, out_tau, out_rec, out_code, cancel=None, **kwargs):
+        S, N = np.zeros(k), np.zeros(k, dtype=np.int64)
+        # pulls without end: max_samples (at most bai_lib.plan.MAX_SAMPLES_LIMIT) censors first
+        code, rec, t, _, _ = ask_tell(state, none_i, none_x, none_l, SIMULATE, 2**62,
+                                      look_every, mu, none_i, none_x, S, N, cancel_flag(cancel),
+                                      **kwargs)
+        out_tau[0], out_rec[0], out_code[0] = t, rec, code
+
+    return run
 
 
 def one_level(call: Callable, delta0: Optional[float], cost_keys: Callable,
@@ -197,9 +226,10 @@ class Algorithm:
         def run_family(state, mu, *args, **kwargs):
             run(state, parameters(mu), *args, **kwargs)
 
-        def ask_tell_family(state, arms, xs, looks, mode, n_more, look_every, mu, *args):
+        def ask_tell_family(state, arms, xs, looks, mode, n_more, look_every, mu, *args,
+                            **kwargs):
             return ask_tell(state, arms, xs, looks, mode, n_more, look_every, parameters(mu),
-                            *args)
+                            *args, **kwargs)
 
         return dataclasses.replace(bound, run=run_family,
                                    ask_tell=None if ask_tell is None else ask_tell_family)

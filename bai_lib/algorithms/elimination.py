@@ -438,7 +438,8 @@ class Elimination(Algorithm):
             return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
                                    False, fam, kl_widths, cancel)
 
-        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out):
+        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+                     max_samples=max_samples):
             return elimination_ask_tell(fam, state, sig, log_const, d0, max_samples, pull_all,
                                         best, kl_widths, arms, xs, looks, mode, n_more,
                                         look_every, mu, *out)

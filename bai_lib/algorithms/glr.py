@@ -294,15 +294,14 @@ def _first_unsampled(N):
 
 
 @njit(cache=True, nogil=True)
-def _glr_stop(fam, th, level, mh, v, N, w, delta0s, t, max_samples):
-    """The stop at a look at time ``t``: ``(code, best)``, :data:`RUNNING` if none."""
+def _glr_stop(fam, th, level, mh, v, N, w, delta0s, t):
+    """The stop at a look at time ``t``: ``(code, best)``, :data:`RUNNING` if none (censoring
+    at ``max_samples`` is checked at every step, look or not)."""
     best = argmax(mh)
     if F.glr_passes(fam, mh, v, N, best, gap_level(th, t, level)):
         return STOP_GLR, best
     if delta0s is not None and indifferent(mh, w, best, delta0s[0]):
         return STOP_INDIFFERENCE, best
-    if t >= max_samples:
-        return STOP_CENSORED, best
     return RUNNING, best
 
 
@@ -344,9 +343,10 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
             x = xs[j]
         else:
             x = F.draw(fam, buf[j], mu[arm], sigma[arm])
-            out_arms[n_out] = arm
-            out_xs[n_out] = x
-            n_out += 1
+            if n_out < out_arms.size:  # none kept by a simulation with looks
+                out_arms[n_out] = arm
+                out_xs[n_out] = x
+                n_out += 1
         F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
         j += 1
     if j < k:
@@ -391,9 +391,11 @@ def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_con
             carry = refresh(steps, s0, s1, s2, s3, s4, s5, carry, t, t_next)
         logged = j < n_log
         if look or (j > n_log and t % look_every == 0):
-            code, best = _glr_stop(fam, th, level, mh, v, N, w, delta0s, t, max_samples)
+            code, best = _glr_stop(fam, th, level, mh, v, N, w, delta0s, t)
             if code != RUNNING:
                 return code, best, t, n_out, -1
+        if t >= max_samples:  # the maximum duration, whatever the looks
+            return STOP_CENSORED, argmax(mh), t, n_out, -1
         if j == total:
             break
         if not logged and cancel[0]:
@@ -411,9 +413,10 @@ def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_con
             x = xs[j]
         else:
             x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
-            out_arms[n_out] = arm
-            out_xs[n_out] = x
-            n_out += 1
+            if n_out < out_arms.size:  # none kept by a simulation with looks
+                out_arms[n_out] = arm
+                out_xs[n_out] = x
+                n_out += 1
         pos += 1
         F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
         if delta0s is not None:
@@ -466,7 +469,8 @@ def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th
         glr_run(fam, th, steps, data, state, mu, sig, var, levels, d0s, log_consts, max_samples,
                 out_tau, out_rec, out_code, cancel_flag(cancel))
 
-    def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out):
+    def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+                 max_samples=default):
         return glr_ask_tell(fam, th, steps, data, state, sig, var, levels[0], d0s, log_consts,
                             max_samples, arms, xs, looks, mode, n_more, look_every, mu, *out)
 

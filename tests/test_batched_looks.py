@@ -1,0 +1,115 @@
+"""simulate(..., look_every=h): the stop checked only at batch ends, for every algorithm but LUCB."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import bai_lib as B
+from bai_lib import _rng
+from bai_lib.algorithms import EBTC, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
+from bai_lib.plan import RunPlan
+from bai_lib.runcache import plan_key
+
+GAUSS = B.GaussianPrior.standard(3)
+BETA = B.BetaPrior([1, 2, 2], [1, 2, 3])
+GLR = [TTTS(), TTUCB(), EBTC(), TrackAndStop()]
+
+
+def _sim(spec, prior=GAUSS, n=60, h=1, seed=3, **kw):
+    noise = 1.0 if isinstance(prior, B.GaussianPrior) else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", B.CensoringWarning)
+        return B.simulate(spec, prior, noise, 0.1, n, seed, progress=False, look_every=h, **kw)
+
+
+@pytest.mark.parametrize("spec", GLR, ids=lambda s: s.label)
+@pytest.mark.parametrize("prior", [GAUSS, BETA], ids=["gaussian", "bernoulli"])
+def test_glr_runs_stop_at_looks_on_the_same_trajectory(spec, prior):
+    """The looks do not change a GLR algorithm's sampling, so each run stops at a multiple of
+    h, no earlier than the run that looks at every sample."""
+    every, batched = _sim(spec, prior), _sim(spec, prior, h=64)
+    assert np.array_equal(every.means, batched.means)
+    stopped = ~batched.censored
+    assert np.all(batched.stopping_times[stopped] % 64 == 0)
+    assert np.all(batched.stopping_times >= every.stopping_times)
+    assert np.all(batched.stopping_times - every.stopping_times < 64 * 64)  # not runaway
+    assert batched.look_every == 64 and every.look_every == 1
+
+
+@pytest.mark.parametrize("spec", [Elimination(), NoElim()], ids=lambda s: s.label)
+def test_algorithm_1_stops_at_the_end_of_a_round(spec):
+    res = _sim(spec, h=50, n=100)
+    for r in range(res.n_runs):
+        got = res.replay(r)
+        assert got["tau"] == res.stopping_times[r]
+    # NoElim's rounds take every arm: its stopping times are multiples of k
+    if isinstance(spec, NoElim):
+        assert np.all(res.stopping_times % 3 == 0)
+
+
+def test_replay_of_looked_runs_and_trace_refused():
+    res = _sim(TTTS(), h=100, n=20)
+    for r in range(20):
+        assert res.replay(r)["tau"] == res.stopping_times[r]
+    a1 = _sim(Elimination(), h=100, n=5)
+    with pytest.raises(ValueError, match="trace\\(\\) replays runs that look at every round"):
+        a1.trace(0)
+
+
+def test_looked_runs_do_not_depend_on_threads_or_chunks():
+    a = _sim(EBTC(), n=40, h=32, n_threads=1)
+    b = _sim(EBTC(), n=40, h=32, n_threads=2, chunk_size=7)
+    assert np.array_equal(a.stopping_times, b.stopping_times)
+    assert np.array_equal(a.recommendations, b.recommendations)
+
+
+def test_algorithm_1_keeps_its_bayesian_guarantee_with_daily_looks():
+    """Theorem 6's Conf bounds hold at every round at once, so checking at fewer rounds keeps
+    PoE <= δ: the 99.9% Clopper-Pearson upper bound of the error over 4,000 runs with looks
+    every 200 samples lies below δ = 0.1, and the looks cost samples (the mean rises)."""
+    every, batched = _sim(Elimination(), n=4000, h=1), _sim(Elimination(), n=4000, h=200)
+    errors = int(np.count_nonzero(~batched.correct))
+    upper = stats.beta.ppf(1 - 0.0005, errors + 1, 4000 - errors)
+    assert upper < 0.1
+    assert batched.stopping_times.mean() > every.stopping_times.mean()
+
+
+def test_the_cache_key_names_the_looks_only_when_set():
+    plan = RunPlan.build("ttts", GAUSS, 1.0, [0.1], 10, 1)
+    assert "look_every" not in plan_key(plan)
+    looked = RunPlan.build("ttts", GAUSS, 1.0, [0.1], 10, 1, look_every=24)
+    assert plan_key(looked)["look_every"] == 24
+
+
+@pytest.mark.parametrize("value, message", [(0, "look_every"), (1.5, "look_every"),
+                                            ("daily", "look_every")])
+def test_bad_look_every(value, message):
+    with pytest.raises(ValueError, match=message):
+        _sim(TTTS(), n=2, h=value)
+
+
+def test_lucb_has_no_batched_looks():
+    with pytest.raises(ValueError, match="look_every = 10: LUCB has no engine"):
+        _sim("lucb", n=2, h=10)
+
+
+def test_simulate_deltas_runs_each_level_with_looks():
+    curve = B.simulate_deltas("ttucb", GAUSS, 1.0, [0.1, 0.01], 30, 2, progress=False,
+                              look_every=16)
+    for delta, res in curve.items():
+        alone = B.simulate("ttucb", GAUSS, 1.0, delta, 30, 2, progress=False, look_every=16)
+        assert np.array_equal(res.stopping_times, alone.stopping_times)
+
+
+def test_the_engine_at_every_sample_is_the_kernel():
+    """with_looks(1) takes the ask/tell engine's steps; they are the kernel's run for run."""
+    res = _sim(TTTS(), BETA, n=40)
+    bound = TTTS().bind(BETA, np.full(3, 0.5), [0.1], 10**9, "bernoulli").with_looks(1, 3)
+    for r in range(40):
+        state = _rng.seed_state(3, r, _rng.STREAM_ALGO)
+        tau, rec, _, _ = bound.run_one(state, res.means[r])
+        assert (tau, rec) == (res.stopping_times[r], res.recommendations[r])
