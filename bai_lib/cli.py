@@ -114,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
                        "STORE and print the summary.", epilog=_EPILOG_RUN,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--algorithm", required=True, help="elimination, noelim, ttts, ttucb, ebtc, "
-                   "tas or lucb")
+                   "tas, lucb or posterior")
     r.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
                    help="an option of the algorithm's specification, e.g. delta0_factor=1 "
                    "(repeatable)")
@@ -160,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     st.add_argument("state", metavar="STATE")
     st.add_argument("--algorithm", required=True, help="elimination, noelim, ttts, ttucb, "
-                    "ebtc or tas")
+                    "ebtc, tas or posterior")
     st.add_argument("--option", action="append", type=_option, default=[],
                     metavar="NAME=VALUE", help="an option of the algorithm's specification "
                     "(repeatable)")

@@ -59,6 +59,7 @@ __all__ = [
     "STOP_CENSORED",
     "STOP_SEPARATION",
     "STOP_INTERRUPTED",
+    "STOP_POSTERIOR",
     "STOP_REASON_NAMES",
     "cancel_flag",
     "bundle_generic",
@@ -83,8 +84,12 @@ STOP_CENSORED = 3
 STOP_SEPARATION = 4
 #: Stopped because the caller raised the cancellation flag (Ctrl-C); the run is incomplete.
 STOP_INTERRUPTED = 5
+#: Stopped by a posterior summary reaching its threshold at a look (the A/B platforms' rules,
+#: :class:`~bai_lib.algorithms.PosteriorRule`).
+STOP_POSTERIOR = 6
 #: Names of the stop reason codes, indexed by code.
-STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separation", "interrupted")
+STOP_REASON_NAMES = ("single_arm", "indifference", "glr", "censored", "separation", "interrupted",
+                     "posterior")
 
 #: Rewards use standard normals taken from a buffer of this length, refilled with
 #: :func:`bai_lib._rng.fill_normal` (which keeps the generator state in

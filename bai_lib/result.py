@@ -167,7 +167,8 @@ class SimulationResult:
         exact two-sided 95% **Clopper–Pearson** interval ``(lo, hi)`` for
         the error probability; ``n_censored``; ``stop_reasons``: number of
         runs per stop reason (censored runs are counted under
-        ``"censored"`` only, never as regular stops); ``mean_seconds``: mean
+        ``"censored"`` only, never as regular stops; ``"posterior"`` only when some run stopped
+        so); ``mean_seconds``: mean
         wall time per run.
 
         Censored runs enter the stopping-time statistics with their
@@ -183,6 +184,8 @@ class SimulationResult:
         n_err = int(n - np.count_nonzero(self.correct))
         reasons = {name: int(np.count_nonzero(self.stop_reasons == name))
                    for name in _k.STOP_REASON_NAMES}
+        if reasons["posterior"] == 0:  # only the platforms' rules stop so: not a column for others
+            del reasons["posterior"]
         out = {
             "n_runs": n,
             "avg": float(tau.mean()),

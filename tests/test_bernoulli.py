@@ -201,7 +201,7 @@ def test_replay_reproduces_a_bernoulli_run_and_trace_is_refused():
 BAD = [
     (lambda: simulate(TwoArmElimination(), BetaPrior([1, 1], [1, 1]), None, 0.1, 5, 1),
      r"rewards='bernoulli': .* simulates gaussian rewards only; Bernoulli\(μ_i\) arms run with ebtc, "
-     r"elimination, lucb, noelim, tas, ttts, ttucb$"),
+     r"elimination, lucb, noelim, posterior, tas, ttts, ttucb$"),
     (lambda: simulate("elimination", BetaPrior([1, 1], [1, 1]), 0.5, 0.1, 5, 1,
                       rewards="gaussian"), r"rewards='gaussian' with a BetaPrior"),
     (lambda: simulate("elimination", GaussianPrior.standard(2), 0.5, 0.1, 5, 1,

@@ -148,7 +148,7 @@ LAYERS = [
     ["_validate", "_version"],
     ["_rng", "_variates", "stats", "quadrature"],
     ["priors", "shape_prior", "beta_prior", "gamma_prior", "empirical_bayes", "robust"],  # math
-    ["stopping", "confidence", "kl", "kl_poisson"],
+    ["stopping", "confidence", "kl", "kl_poisson", "posterior"],
     ["bounds", "opt2", "optimal", "oracle", "oracle_bernoulli"],
     ["kernels"],                                  # compiled loops
     ["families", "families.*"],                   # reward families

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import bai_lib as B
-from bai_lib.algorithms import (TTTS, TTUCB, EBTC, Elimination, NoElim, SamplingRule,
-                                TrackAndStop)
+from bai_lib.algorithms import (TTTS, TTUCB, EBTC, Elimination, NoElim, PosteriorRule,
+                                SamplingRule, TrackAndStop)
 from bai_lib.online import SCHEMA, Experiment
 
 GAUSS = B.GaussianPrior(np.zeros(3), np.ones(3))
@@ -30,7 +30,10 @@ CASES = [(Elimination(), "gaussian"), (NoElim(), "gaussian"), (TTTS(), "gaussian
          (NoElim(widths="kl"), "bernoulli"), (TTTS(), "bernoulli"), (TTUCB(), "bernoulli"),
          (EBTC(), "bernoulli"), (TrackAndStop(), "bernoulli"),
          (Elimination(widths="kl"), "poisson"), (TTTS(), "poisson"), (EBTC(), "poisson"),
-         (TTUCB(), "poisson"), (TrackAndStop(), "poisson")]
+         (TTUCB(), "poisson"), (TrackAndStop(), "poisson"),
+         (PosteriorRule(), "bernoulli"), (PosteriorRule(stop="expected_loss"), "bernoulli"),
+         (PosteriorRule(stop="value_remaining", allocation="top_two", floor=0.05),
+          "bernoulli")]
 IDS = [f"{spec.label}-{rewards}" for spec, rewards in CASES]
 
 

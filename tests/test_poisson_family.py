@@ -156,8 +156,13 @@ def test_every_family_generic_specification_takes_every_registered_family(monkey
     from bai_lib.algorithms import ALGORITHMS, SamplingRule
     from bai_lib.algorithms import ttts as ttts_module
 
-    assert all(cls.reward_models == tuple(REWARD_MODELS) for cls in ALGORITHMS.values())
+    from bai_lib.algorithms import PosteriorRule
+
+    assert all(cls.reward_models == tuple(REWARD_MODELS) for cls in ALGORITHMS.values()
+               if cls is not PosteriorRule)
     assert SamplingRule.reward_models == ("gaussian",)
+    # the platforms' rules compute Beta posteriors' summaries: Bernoulli arms only
+    assert PosteriorRule.reward_models == ("bernoulli",)
 
     class NoPosterior:  # a family registered without the conjugate group
         has_conjugate = False

@@ -39,6 +39,7 @@ name             specification                                            module
 ``ebtc``         :class:`EBTC`: empirical-best / transportation cost      ``algorithms/top_two.py``
 ``tas``          :class:`TrackAndStop`: Track-and-Stop, D- or C-tracking  ``algorithms/track_and_stop.py``
 ``lucb``         :class:`LUCB`: LUCB1 with Gaussian confidence bounds     ``algorithms/lucb.py``
+``posterior``    :class:`PosteriorRule`: the A/B platforms' rules         ``algorithms/posterior_rules.py``
 ===============  =======================================================  ================================
 
 Adding an algorithm means one module with its specification (and, if it needs one, its kernel;
@@ -57,10 +58,11 @@ from .top_two import EBTC, TTUCB
 from .ttts import TTTS
 from .lucb import LUCB
 from .plugin import SamplingRule
+from .posterior_rules import PosteriorRule
 from .track_and_stop import TrackAndStop
 
 __all__ = ["Algorithm", "Binding", "Elimination", "NoElim", "TTTS", "TTUCB", "EBTC",
-           "TrackAndStop", "LUCB",
+           "TrackAndStop", "LUCB", "PosteriorRule",
            "SamplingRule", "ALGORITHMS", "register", "resolve"]
 
 #: The string aliases accepted by :func:`bai_lib.simulate`, each for its default specification.
@@ -79,7 +81,7 @@ def register(cls: type) -> type:
     return cls
 
 
-for _cls in (Elimination, NoElim, TTTS, TTUCB, EBTC, TrackAndStop, LUCB):
+for _cls in (Elimination, NoElim, TTTS, TTUCB, EBTC, TrackAndStop, LUCB, PosteriorRule):
     register(_cls)
 
 

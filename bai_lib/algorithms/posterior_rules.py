@@ -1,0 +1,261 @@
+"""The stopping rules of the Bayesian A/B platforms, as a specification: :class:`PosteriorRule`.
+
+The platforms stop a test when a posterior summary crosses a threshold, checked on a schedule
+(hourly, daily) and with a maximum duration; they allocate traffic by Thompson sampling or
+top-two Thompson sampling, some with a floor per variant. None of these rules states a
+guarantee on the probability of error of the whole sequential procedure; this specification
+lets the library measure it under a prior.
+
+=====================  =========================================================  ==============
+``stop``               stop at a look when                                        used by
+=====================  =========================================================  ==============
+``probability_best``   an arm's posterior probability of being best ``≥ 1 − δ``   Statsig, LaunchDarkly
+``expected_loss``      the smallest expected loss ``E[max_j θ_j − θ_i] ≤ δ``      VWO, GrowthBook, bayesAB
+``value_remaining``    ``P((max_j θ_j − θ_l)/θ_l ≤ value) ≥ 1 − δ``               Google (Scott 2010)
+=====================  =========================================================  ==============
+
+(the platforms' rules as their public documentation describes them; the posterior summaries
+are computed by :mod:`bai_lib.posterior`). Bernoulli arms with Beta priors (conversions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple, Optional
+
+import numpy as np
+from numba import njit
+
+from .. import _validate as V
+from .._rng import fill_normal, uniform
+from ..beta_prior import BetaPrior
+from ..families import family as F
+from ..families import family_bundle
+from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_POSTERIOR, argmax,
+                       refill)
+from ..posterior import (GL_NODES, GL_WEIGHTS, PANEL_Z, expected_max, probability_best_into,
+                         value_remaining_cdf)
+from .ask_tell import RUNNING, SIMULATE
+from .base import Algorithm, Binding, gap_cost
+
+__all__ = ["PosteriorRule", "posterior_ask_tell", "allocate", "STOP_RULES", "ALLOCATIONS",
+           "RESAMPLE_LIMIT"]
+
+#: The posterior stopping rules (:class:`PosteriorRule` ``stop``), by code.
+STOP_RULES = {"probability_best": 0, "expected_loss": 1, "value_remaining": 2}
+#: The allocations (:class:`PosteriorRule` ``allocation``), by code.
+ALLOCATIONS = {"thompson": 0, "top_two": 1, "uniform": 2}
+#: The posterior draws the top-two allocation makes for a challenger before it takes the
+#: runner-up of the last one.
+RESAMPLE_LIMIT = 100
+
+
+@njit(cache=True, nogil=True)
+def _draw_leader(fam, state, A, B, draws):
+    for j in range(A.size):
+        draws[j] = F.posterior_draw(fam, state, A[j], B[j])
+    return argmax(draws)
+
+
+@njit(cache=True, nogil=True)
+def allocate(fam: NamedTuple, state: np.ndarray, A: np.ndarray, B: np.ndarray,
+             allocation: int, beta: float, floor: float, draws: np.ndarray) -> int:
+    """The next arm: with probability ``k · floor`` a uniform arm (so every arm gets at least
+    ``floor`` of the pulls), else Thompson sampling (the argmax of one posterior draw), top-two
+    Thompson sampling (that leader with probability ``beta``, else the argmax of re-draws that
+    differ from it, up to :data:`RESAMPLE_LIMIT`, then the runner-up of the last) or a uniform
+    arm."""
+    k = A.size
+    if floor > 0.0 and uniform(state) < k * floor:
+        return min(int(uniform(state) * k), k - 1)
+    if allocation == 2:
+        return min(int(uniform(state) * k), k - 1)
+    leader = _draw_leader(fam, state, A, B, draws)
+    if allocation == 0 or uniform(state) < beta:
+        return leader
+    for _ in range(RESAMPLE_LIMIT):
+        other = _draw_leader(fam, state, A, B, draws)
+        if other != leader:
+            return other
+    draws[leader] = -np.inf
+    return argmax(draws)
+
+
+@njit(cache=True, nogil=True)
+def _posterior_stop(A, B, rule, level, value, pbest):
+    """``(code, arm)`` at a look: :data:`~bai_lib.kernels.STOP_POSTERIOR` when the rule's
+    summary crosses its threshold (``level`` is ``δ``), with the arm it recommends."""
+    if rule == 1:
+        lead = 0
+        for j in range(1, A.size):
+            if A[j] / (A[j] + B[j]) > A[lead] / (A[lead] + B[lead]):
+                lead = j
+        loss = expected_max(A, B, PANEL_Z, GL_NODES, GL_WEIGHTS) - A[lead] / (A[lead] + B[lead])
+        return (STOP_POSTERIOR if loss <= level else RUNNING), lead
+    probability_best_into(A, B, PANEL_Z, GL_NODES, GL_WEIGHTS, pbest)
+    lead = argmax(pbest)
+    if rule == 0:
+        return (STOP_POSTERIOR if pbest[lead] >= 1.0 - level else RUNNING), lead
+    p = value_remaining_cdf(A, B, lead, value, PANEL_Z, GL_NODES, GL_WEIGHTS)
+    return (STOP_POSTERIOR if p >= 1.0 - level else RUNNING), lead
+
+
+@njit(cache=True, nogil=True)
+def _mean_leader(A, B):
+    lead = 0
+    for j in range(1, A.size):
+        if A[j] / (A[j] + B[j]) > A[lead] / (A[lead] + B[lead]):
+            lead = j
+    return lead
+
+
+@njit(cache=True, nogil=True)
+def posterior_ask_tell(fam: NamedTuple, state: np.ndarray, prior_a: np.ndarray,
+                       prior_b: np.ndarray, rule: int, allocation: int, beta: float,
+                       floor: float, value: float, level: float, max_samples: int,
+                       arms: np.ndarray, xs: np.ndarray, looks: np.ndarray, mode: int,
+                       n_more: int, look_every: int, mu: np.ndarray, sigma: np.ndarray,
+                       out_arms: np.ndarray, out_xs: np.ndarray, S: np.ndarray, N: np.ndarray,
+                       cancel: np.ndarray) -> tuple[int, int, int, int, int]:
+    """The engine of :class:`PosteriorRule` (:mod:`bai_lib.algorithms.ask_tell` describes the
+    engines): every pull is allocated from the current posterior (:func:`allocate`) and updates
+    it; at a look (after a log entry whose ``looks`` flag is set, and in the simulate mode when
+    ``t ≥ 1`` is a multiple of ``look_every``) the rule's summary is checked; ``max_samples``
+    censors at any step, recommending the arm of largest posterior mean. A plan draws the next
+    ``n_more`` arms from the current posterior without updating it: the fixed weights a
+    platform serves a batch with. Rewards come from the run's normal stream as in the
+    simulators (:func:`bai_lib.families.family.draw`)."""
+    k = prior_a.size
+    A = prior_a.copy()
+    B = prior_b.copy()
+    draws = np.empty(k)
+    pbest = np.empty(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    pos = 0
+    t = np.int64(0)
+    n_log = arms.size
+    total = n_log + (n_more if mode == SIMULATE else 0)
+    n_out = 0
+    look = False
+    for j in range(total + 1):
+        if look or (j > n_log and t % look_every == 0):
+            code, lead = _posterior_stop(A, B, rule, level, value, pbest)
+            if code != RUNNING:
+                return code, lead, t, n_out, -1
+        if t >= max_samples:
+            return STOP_CENSORED, _mean_leader(A, B), t, n_out, -1
+        if j == total:
+            break
+        logged = j < n_log
+        if not logged and cancel[0]:
+            return STOP_INTERRUPTED, -1, t, n_out, -1
+        arm = allocate(fam, state, A, B, allocation, beta, floor, draws)
+        if pos == buf.size:
+            if not refill(state, buf, cancel):
+                return STOP_INTERRUPTED, -1, t, n_out, -1
+            pos = 0
+        if logged:
+            arm = arms[j]
+            x = xs[j]
+        else:
+            x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
+            if n_out < out_arms.size:
+                out_arms[n_out] = arm
+                out_xs[n_out] = x
+                n_out += 1
+        pos += 1
+        S[arm] += x
+        N[arm] += 1
+        F.posterior_update(fam, A, B, arm, x)
+        t += 1
+        look = logged and looks[j] == 1
+    if mode == SIMULATE:
+        return RUNNING, _mean_leader(A, B), t, n_out, -1
+    for q in range(n_more):
+        out_arms[q] = allocate(fam, state, A, B, allocation, beta, floor, draws)
+    return RUNNING, _mean_leader(A, B), t, n_more, -1
+
+
+@dataclass(frozen=True)
+class PosteriorRule(Algorithm):
+    """An A/B platform's rule: allocate by a posterior, stop when a posterior summary crosses a
+    threshold at a look (the module docstring lists the rules and who uses them).
+
+    ``δ`` is the rule's threshold: ``P(best) ≥ 1 − δ`` (``δ = 0.05`` is the platforms' "95%"),
+    expected loss ``≤ δ`` (in conversion-rate units), value remaining below ``value`` with
+    probability ``≥ 1 − δ``. Looks: every sample unless ``simulate(..., look_every=h)``, as the
+    platforms check hourly or daily (each look costs a quadrature, about a millisecond); the
+    maximum duration is ``max_samples``.
+
+    Parameters
+    ----------
+    stop : {"probability_best", "expected_loss", "value_remaining"}
+        The stopping rule (:data:`~bai_lib.algorithms.posterior_rules.STOP_RULES`).
+    allocation : {"thompson", "top_two", "uniform"}
+        How pulls are allocated (:data:`~bai_lib.algorithms.posterior_rules.ALLOCATIONS`,
+        :func:`~bai_lib.algorithms.posterior_rules.allocate`).
+    beta : float
+        The leader's share under ``"top_two"``, in ``(0, 1)``.
+    floor : float
+        The least share of the pulls of every arm, in ``[0, 1/k]`` (a uniform pull with
+        probability ``k · floor``).
+    value : float
+        The relative value remaining ``c`` of ``"value_remaining"`` (0.01 in Scott 2010).
+    """
+
+    stop: str = "probability_best"
+    allocation: str = "thompson"
+    beta: float = 0.5
+    floor: float = 0.0
+    value: float = 0.01
+
+    name: ClassVar[str] = "posterior"
+    short_label: ClassVar[str] = "Posterior rule"
+    color: ClassVar[str] = "#c2185b"
+    needs_prior: ClassVar[bool] = True
+    reward_models: ClassVar[tuple] = ("bernoulli",)
+
+    def __post_init__(self):
+        V.choice(self.stop, tuple(STOP_RULES), "stop")
+        V.choice(self.allocation, tuple(ALLOCATIONS), "allocation")
+        object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
+        floor = V.nonnegative(self.floor, "floor")
+        if floor >= 1.0:
+            raise ValueError(f"floor must lie in [0, 1/k], got {floor!r}")
+        object.__setattr__(self, "floor", floor)
+        object.__setattr__(self, "value", V.positive(self.value, "value"))
+
+    def default_max_samples(self, k: int) -> int:
+        """``10**6``: the platforms run tests of bounded duration, and a look costs about a
+        millisecond, so a run to ``10**9`` with frequent looks would take hours."""
+        return 10**6
+
+    def guarantee(self, prior: Optional[BetaPrior], rewards: str, delta: float) -> str:
+        """None: the threshold bounds a posterior summary at each look, not the probability of
+        error of the sequential procedure (which the book measures)."""
+        return (f"None: {self.label} stops when a posterior summary crosses its threshold at a "
+                f"look (δ = {delta:g}), which bounds no probability of error of the whole "
+                f"sequential test.")
+
+    def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
+        delta = self._single_level(deltas)
+        k = noise_stds.size
+        if self.floor * k > 1.0:
+            raise ValueError(f"floor must lie in [0, 1/k] = [0, {1 / k:g}], got {self.floor!r}")
+        fam = family_bundle(rewards)
+        a = np.array(prior.a, dtype=np.float64)
+        b = np.array(prior.b, dtype=np.float64)
+        rule, alloc = STOP_RULES[self.stop], ALLOCATIONS[self.allocation]
+        beta, floor, value, sig = float(self.beta), float(self.floor), float(self.value), noise_stds
+        default = max_samples
+
+        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+                     max_samples=default):
+            return posterior_ask_tell(fam, state, a, b, rule, alloc, beta, floor, value, delta,
+                                      max_samples, arms, xs, looks, mode, n_more, look_every,
+                                      mu, sig, *out)
+
+        bound = Binding(lambda *args, **kwargs: None, (None,),
+                        lambda means: gap_cost(means, sig), ask_tell)
+        return bound.with_looks(1, k)
