@@ -44,7 +44,8 @@ from ..families import family as F
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 
-__all__ = ["elimination_ask_tell", "evaluate_round", "RUNNING", "PLAN", "SIMULATE"]
+__all__ = ["elimination_ask_tell", "evaluate_round", "buffer_position", "take_pull", "RUNNING",
+           "PLAN", "SIMULATE"]
 
 #: The code of a run that has not stopped.
 RUNNING = -1
@@ -52,6 +53,34 @@ RUNNING = -1
 PLAN = 0
 #: The mode that simulates pulls on an instance.
 SIMULATE = 1
+
+
+@njit(cache=True, nogil=True)
+def buffer_position(state: np.ndarray, buf: np.ndarray, pos: int, cancel: np.ndarray) -> int:
+    """The position of the next normal in ``buf``: ``pos``, or 0 after refilling a used-up
+    buffer, as the simulators refill theirs; ``-1`` when the cancellation flag is raised."""
+    if pos == buf.size:
+        if not refill(state, buf, cancel):
+            return -1
+        return 0
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def take_pull(fam: NamedTuple, j: int, arm: int, arms: np.ndarray, xs: np.ndarray, z: float,
+              mu: np.ndarray, sigma: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray,
+              n_out: int) -> tuple[int, float, int]:
+    """``(arm, x, n_out)``: log entry ``j`` if there is one, else a pull of ``arm`` paying the
+    family's reward for the normal ``z`` (:func:`bai_lib.families.family.draw`), written to
+    ``out_arms``/``out_xs`` while they have room."""
+    if j < arms.size:
+        return arms[j], xs[j], n_out
+    x = F.draw(fam, z, mu[arm], sigma[arm])
+    if n_out < out_arms.size:  # none kept by a simulation with looks
+        out_arms[n_out] = arm
+        out_xs[n_out] = x
+        n_out += 1
+    return arm, x, n_out
 
 
 @njit(cache=True, nogil=True)
@@ -112,22 +141,13 @@ def evaluate_round(fam: NamedTuple, S: np.ndarray, n: int, act: np.ndarray, n_ac
 
 
 @njit(cache=True, nogil=True)
-def _round_best(S, act, n_act):
-    """The active arm with the largest sum (the first on ties): at the end of a round, where
-    every active arm has the same count, the empirical best, as the kernel finds it."""
+def _active_best(values, act, n_act):
+    """The active arm with the largest of ``values`` (the first on ties): of the sums at the end
+    of a round, where every active arm has the same count, the empirical best, as the kernel
+    finds it."""
     best = act[0]
     for j in range(1, n_act):
-        if S[act[j]] > S[best]:
-            best = act[j]
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _means_best(means, act, n_act):
-    """The active arm with the largest of ``means`` (the first on ties)."""
-    best = act[0]
-    for j in range(1, n_act):
-        if means[act[j]] > means[best]:
+        if values[act[j]] > values[best]:
             best = act[j]
     return best
 
@@ -192,24 +212,20 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
                 i = q if pull_all else act[q]
                 due[i] = 1
                 slot[i] = q
+        arm = 0
         if logged:
-            arm = arms[j]
-            if not due[arm]:
+            if not due[arms[j]]:
                 return RUNNING, _leader(S, N, act, n_act), t, n_out, j
-            x = xs[j]
         else:
             if cancel[0]:
                 return STOP_INTERRUPTED, -1, t, n_out, -1
-            arm = 0
             for q in range(pulls):
                 arm = q if pull_all else act[q]
                 if due[arm]:
                     break
-            x = F.draw(fam, buf[pos + slot[arm]], mu[arm], sigma[arm])
-            if n_out < out_arms.size:  # none kept by a simulation with looks
-                out_arms[n_out] = arm
-                out_xs[n_out] = x
-                n_out += 1
+        # (a logged pull reads no normal: any arm's slot will do)
+        arm, x, n_out = take_pull(fam, j, arm, arms, xs, buf[pos + slot[arm]], mu, sigma,
+                                  out_arms, out_xs, n_out)
         S[arm] += x
         N[arm] += 1
         due[arm] = 0
@@ -230,14 +246,14 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
                 return STOP_SINGLE_ARM, act[0], t, n_out, -1
             if max_u - max_l <= delta0:
                 if recommend_best:
-                    best = argmax(S) if pull_all else _means_best(means, act, n_act)
+                    best = argmax(S) if pull_all else _active_best(means, act, n_act)
                     return STOP_INDIFFERENCE, best, t, n_out, -1
                 pick = np.intp(uniform(state) * n_act)
                 if pick >= n_act:
                     pick = n_act - 1
                 return STOP_INDIFFERENCE, act[pick], t, n_out, -1
         if t + (k if pull_all else n_act) > max_samples:
-            return STOP_CENSORED, _round_best(S, act, n_act), t, n_out, -1
+            return STOP_CENSORED, _active_best(S, act, n_act), t, n_out, -1
     if mode == SIMULATE:
         return RUNNING, _leader(S, N, act, n_act), t, n_out, -1
     # plan: the rest of the round, then whole rounds of the same arms (no elimination can

@@ -52,7 +52,7 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
                        STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag,
                        record_level, record_rest, refill)
 from ..stopping import glr_beta, ttucb_c
-from .ask_tell import RUNNING, SIMULATE
+from .ask_tell import RUNNING, SIMULATE, buffer_position, take_pull
 from .base import Binding, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
 
@@ -335,18 +335,10 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
     n_out = 0
     j = 0
     while j < total and j < k:  # the first round: every arm once (in index order if simulated)
-        arm = _first_unsampled(N)
-        if j < n_log:
-            arm = arms[j]
-            if N[arm] > 0:
-                return RUNNING, argmax(mh), j, n_out, j
-            x = xs[j]
-        else:
-            x = F.draw(fam, buf[j], mu[arm], sigma[arm])
-            if n_out < out_arms.size:  # none kept by a simulation with looks
-                out_arms[n_out] = arm
-                out_xs[n_out] = x
-                n_out += 1
+        if j < n_log and N[arms[j]] > 0:
+            return RUNNING, argmax(mh), j, n_out, j
+        arm, x, n_out = take_pull(fam, j, _first_unsampled(N), arms, xs, buf[j], mu, sigma,
+                                  out_arms, out_xs, n_out)
         F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
         j += 1
     if j < k:
@@ -404,19 +396,11 @@ def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_con
                             S, sigma, var, state)
         if delta0s is not None and t >= t_force:
             arm = forced_arm(N, n0, arm)
-        if pos == buf.size:
-            if not refill(state, buf, cancel):
-                return STOP_INTERRUPTED, -1, t, n_out, -1
-            pos = 0
-        if logged:
-            arm = arms[j]
-            x = xs[j]
-        else:
-            x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
-            if n_out < out_arms.size:  # none kept by a simulation with looks
-                out_arms[n_out] = arm
-                out_xs[n_out] = x
-                n_out += 1
+        pos = buffer_position(state, buf, pos, cancel)
+        if pos < 0:
+            return STOP_INTERRUPTED, -1, t, n_out, -1
+        arm, x, n_out = take_pull(fam, j, arm, arms, xs, buf[pos], mu, sigma, out_arms, out_xs,
+                                  n_out)
         pos += 1
         F.observe(fam, arm, x, S, N, mh, v, inv_next, var)
         if delta0s is not None:

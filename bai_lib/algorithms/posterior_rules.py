@@ -31,11 +31,10 @@ from .._rng import fill_normal, uniform
 from ..beta_prior import BetaPrior
 from ..families import family as F
 from ..families import family_bundle
-from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_POSTERIOR, argmax,
-                       refill)
+from ..kernels import NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_POSTERIOR, argmax
 from ..posterior import (GL_NODES, GL_WEIGHTS, PANEL_Z, expected_max, probability_best_into,
                          value_remaining_cdf)
-from .ask_tell import RUNNING, SIMULATE
+from .ask_tell import RUNNING, SIMULATE, buffer_position, take_pull
 from .base import Algorithm, Binding, gap_cost
 
 __all__ = ["PosteriorRule", "posterior_ask_tell", "allocate", "STOP_RULES", "ALLOCATIONS",
@@ -151,19 +150,11 @@ def posterior_ask_tell(fam: NamedTuple, state: np.ndarray, prior_a: np.ndarray,
         if not logged and cancel[0]:
             return STOP_INTERRUPTED, -1, t, n_out, -1
         arm = allocate(fam, state, A, B, allocation, beta, floor, draws)
-        if pos == buf.size:
-            if not refill(state, buf, cancel):
-                return STOP_INTERRUPTED, -1, t, n_out, -1
-            pos = 0
-        if logged:
-            arm = arms[j]
-            x = xs[j]
-        else:
-            x = F.draw(fam, buf[pos], mu[arm], sigma[arm])
-            if n_out < out_arms.size:
-                out_arms[n_out] = arm
-                out_xs[n_out] = x
-                n_out += 1
+        pos = buffer_position(state, buf, pos, cancel)
+        if pos < 0:
+            return STOP_INTERRUPTED, -1, t, n_out, -1
+        arm, x, n_out = take_pull(fam, j, arm, arms, xs, buf[pos], mu, sigma, out_arms, out_xs,
+                                  n_out)
         pos += 1
         S[arm] += x
         N[arm] += 1
