@@ -21,8 +21,9 @@ again at the next look).
 ``run``, as run ``run`` of :func:`bai_lib.simulate` with that seed) exactly as the simulator
 does: recorded one at a time, the rewards a simulated run draws give that run's stopping time,
 stop reason and recommendation (:meth:`~Experiment.simulate` draws them), which the tests check
-for every algorithm and reward family. On two arms :func:`bai_lib.simulate` runs Algorithm 1 by
-its two-arm walk (same law, another stream); the experiment runs the elimination kernel's steps.
+for every algorithm and reward family. (On two arms the importance sampler
+:func:`bai_lib.poe.importance_poe` runs Algorithm 1 by its two-arm walk, same law, another
+stream; :func:`bai_lib.simulate` and the experiment take the elimination kernel's steps.)
 
 **State.** The state of an experiment is its log of observations: :meth:`~Experiment.save`
 writes it with the specification to a versioned JSON file, :meth:`~Experiment.load` replays it
@@ -226,7 +227,7 @@ class Experiment:
     @staticmethod
     def supported() -> list[str]:
         """The names of :data:`~bai_lib.algorithms.ALGORITHMS` an experiment runs."""
-        return [name for name in ALGORITHMS if name != "lucb"]
+        return [name for name, cls in ALGORITHMS.items() if cls.live]
 
     # -- the engine -------------------------------------------------------------------------
     def _replay(self, arms, xs, looks, mode=PLAN, n_more=0, look_every=1, means=None):

@@ -45,7 +45,7 @@ def _experiment(spec, rewards, **kw):
 @pytest.mark.parametrize("spec, rewards", CASES, ids=IDS)
 def test_same_runs_as_simulate(spec, rewards):
     """Driven by the rewards a simulated run draws, an experiment is that run: its stopping
-    time, stop reason and recommendation, for runs 0..5 of the seed (k = 3: no two-arm walk)."""
+    time, stop reason and recommendation, for runs 0..5 of the seed."""
     runs = 6
     ref = B.simulate(spec, PRIORS[rewards], NOISE[rewards], 0.1, runs, 11,
                      means=MEANS[rewards], progress=False)
@@ -71,8 +71,8 @@ def test_ask_tell_one_at_a_time_is_the_simulated_run(spec, rewards):
 
 
 def test_two_arms_follow_the_elimination_kernel():
-    """On two arms simulate() runs Algorithm 1 by its two-arm walk (another stream); the
-    experiment takes the elimination kernel's steps, run for run."""
+    """On two arms too the experiment takes the elimination kernel's steps, run for run (the
+    two-arm walk of the importance sampler is another stream)."""
     prior = B.GaussianPrior(np.zeros(2), np.ones(2))
     spec = Elimination()
     binding = spec.bind(prior, np.ones(2), [0.05], 10**9)

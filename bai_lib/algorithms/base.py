@@ -174,6 +174,9 @@ class Algorithm:
         (:func:`bai_lib.simulate_deltas`). Read it on the specification, not the class: the GLR
         algorithms with the indifference stop force pulls from a time set by the level
         (:func:`~bai_lib.algorithms.indifference.forcing_start`), so theirs is false.
+    live : bool
+        Whether its binding has an ask/tell engine (:mod:`bai_lib.algorithms.ask_tell`): live
+        experiments (:mod:`bai_lib.online`) and batched looks (``simulate(..., look_every=h)``).
     reward_models : tuple of str
         The reward families its kernel simulates (keys of
         :data:`bai_lib.families.REWARD_MODELS`): by default every registered family (a new
@@ -199,6 +202,7 @@ class Algorithm:
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
     one_trajectory: ClassVar[bool] = False
+    live: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = tuple(REWARD_MODELS)
 
     def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,

@@ -114,6 +114,7 @@ class LUCB(Algorithm):
     widths: str = "subgaussian"
 
     name: ClassVar[str] = "lucb"
+    live: ClassVar[bool] = False  # no ask/tell engine yet
     short_label: ClassVar[str] = "LUCB"
     color: ClassVar[str] = "#8c564b"
 
