@@ -8,9 +8,8 @@ An :class:`bai_lib.online.Experiment` keeps no compiled state: every call replay
 each setting the benchmark records 200,000 observations (simulated, one look at the end), then
 times :meth:`~bai_lib.online.Experiment.next_arms` (one replay of the whole log and a one-arm
 plan), five times, and prints the wall and CPU time of a call and per 10⁵ observations. Then it
-times a look of :class:`~bai_lib.algorithms.PosteriorRule` (the quadrature of the posterior
-summaries) at growing counts, as the difference between runs that look every sample and runs
-that look once.
+times a look of :class:`~bai_lib.algorithms.PosteriorRule`: the quadrature of each posterior
+summary (:mod:`bai_lib.posterior`) at growing counts, 200 times in a compiled loop.
 """
 
 from __future__ import annotations
@@ -19,8 +18,10 @@ import time
 import warnings
 
 import numpy as np
+from numba import njit
 
 import bai_lib as B
+from bai_lib import posterior as P
 from bai_lib.algorithms import PosteriorRule
 from bai_lib.online import Experiment
 
@@ -52,21 +53,34 @@ def replay_costs() -> None:
               f"{wall / n * 1e5 * 1e3:11.2f}")
 
 
+@njit
+def _timed(rule, A, B, repeats, out):
+    total = 0.0
+    for _ in range(repeats):
+        if rule == 0:
+            P.probability_best_into(A, B, P.PANEL_Z, P.GL_NODES, P.GL_WEIGHTS, out)
+            total += out[0]
+        elif rule == 1:
+            total += P.expected_max(A, B, P.PANEL_Z, P.GL_NODES, P.GL_WEIGHTS)
+        else:
+            total += P.value_remaining_cdf(A, B, 0, 0.01, P.PANEL_Z, P.GL_NODES, P.GL_WEIGHTS)
+    return total
+
+
 def look_costs() -> None:
-    print("\nA look of PosteriorRule (probability of being best, three arms):")
-    print(f"{'samples':>9s} {'ms per look':>12s}")
-    means = [0.3, 0.29, 0.28]
-    for n in (1_000, 10_000, 100_000):
-        times = []
-        for look_every in (1, 10**9):
-            e = Experiment(PosteriorRule(), UNIFORM, 1e-9, max_samples=10**7)
-            e.simulate(means, n=5, look_every=look_every)
-            e = Experiment(PosteriorRule(), UNIFORM, 1e-9, max_samples=10**7)
-            e.simulate(means, n=n - 200, look_every=10**9)
-            t0 = time.process_time()
-            e.simulate(means, n=200, look_every=look_every)
-            times.append(time.process_time() - t0)
-        print(f"{n:9,d} {(times[0] - times[1]) / 200 * 1e3:12.3f}")
+    print("\nA look of PosteriorRule (its posterior summary, three arms at 30%, 29%, 28%):")
+    print(f"{'observations':>13s} {'P(best) ms':>11s} {'loss ms':>8s} {'value ms':>9s}")
+    out = np.empty(3)
+    for n in (1_000, 10_000, 100_000, 1_000_000):
+        A = np.array([0.30, 0.29, 0.28]) * n / 3 + 1.0
+        B = n / 3 + 2.0 - A
+        row = []
+        for rule in range(3):
+            _timed(rule, A, B, 1, out)  # compile
+            t0 = time.perf_counter()
+            _timed(rule, A, B, 200, out)
+            row.append((time.perf_counter() - t0) / 200 * 1e3)
+        print(f"{n:13,d} {row[0]:11.3f} {row[1]:8.3f} {row[2]:9.3f}")
 
 
 if __name__ == "__main__":

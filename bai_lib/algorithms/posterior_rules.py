@@ -176,7 +176,7 @@ class PosteriorRule(Algorithm):
     ``δ`` is the rule's threshold: ``P(best) ≥ 1 − δ`` (``δ = 0.05`` is the platforms' "95%"),
     expected loss ``≤ δ`` (in conversion-rate units), value remaining below ``value`` with
     probability ``≥ 1 − δ``. Looks: every sample unless ``simulate(..., look_every=h)``, as the
-    platforms check hourly or daily (each look costs a quadrature, about a millisecond); the
+    platforms check hourly or daily (each look costs a quadrature, about 0.3 ms); the
     maximum duration is ``max_samples``.
 
     Parameters
@@ -218,8 +218,8 @@ class PosteriorRule(Algorithm):
         object.__setattr__(self, "value", V.positive(self.value, "value"))
 
     def default_max_samples(self, k: int) -> int:
-        """``10**6``: the platforms run tests of bounded duration, and a look costs about a
-        millisecond, so a run to ``10**9`` with frequent looks would take hours."""
+        """``10**6``: the platforms run tests of bounded duration, and a look costs about
+        0.3 ms, so a run to ``10**9`` with frequent looks would take hours."""
         return 10**6
 
     def guarantee(self, prior: Optional[BetaPrior], rewards: str, delta: float) -> str:
