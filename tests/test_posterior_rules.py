@@ -179,3 +179,21 @@ def test_floor_above_one_over_k_and_gaussian_arms_are_refused():
 def test_the_rule_states_no_guarantee():
     e = Experiment(PosteriorRule(), PRIOR, 0.05)
     assert e.guarantee.startswith("None:")
+
+
+def test_peeking_at_identical_arms_declares_a_winner_far_more_often_than_five_percent():
+    """The frequentist question at an exact tie (two identical arms at 10%, Beta(1, 1) priors,
+    an even split, a look every 100 observations, stop when P(best) >= 95%, at most 2,000
+    observations): a winner is declared in far more than 5% of the runs (the 95%
+    Clopper-Pearson interval lies above 30%), though every declared winner is as good as the
+    other arm, so the Bayesian error is zero."""
+    from bai_lib.stats import clopper_pearson
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", B.CensoringWarning)  # the runs that declare nothing
+        res = B.simulate(PosteriorRule(allocation="uniform"), B.BetaPrior.uniform(2), None,
+                         0.05, 400, 7, means=[0.1, 0.1], look_every=100, max_samples=2_000,
+                         progress=False)
+    declared = int(np.count_nonzero(res.stop_reasons == "posterior"))
+    assert clopper_pearson(declared, 400)[0] > 0.3
+    assert res.error_rate == 0.0
