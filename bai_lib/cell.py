@@ -99,6 +99,9 @@ class Cell:
     means : tuple of float or None
         Fixed arm means of every run (the prior is then the one the algorithm is given);
         ``None``: each run's means are drawn from the prior.
+    look_every : int
+        The stop is checked every ``look_every`` samples (``simulate(..., look_every=...)``;
+        1: at every sample).
     """
 
     algorithm: Algorithm
@@ -109,6 +112,7 @@ class Cell:
     runs: int
     max_samples: Optional[int] = None
     means: Optional[tuple] = None
+    look_every: int = 1
 
     def description(self) -> dict:
         """A JSON-able description from which :meth:`from_description` rebuilds the cell."""
@@ -136,6 +140,8 @@ class Cell:
             "max_samples": None if self.max_samples is None else int(self.max_samples),
             # only when set, so that the id of a cell drawing its means never changes
             **({} if self.means is None else {"means": [float(x) for x in self.means]}),
+            # likewise: the ids of the cells that look at every sample stay
+            **({} if self.look_every == 1 else {"look_every": int(self.look_every)}),
         }
 
     @property
@@ -165,7 +171,8 @@ class Cell:
         """Runs ``first, ..., stop - 1`` of this cell, checked (:class:`~bai_lib.plan.RunPlan`)."""
         return RunPlan.build(self.algorithm, self.prior, np.asarray(self.noise_stds),
                              [self.delta], stop - first, self.seed, first_run=first,
-                             max_samples=self.max_samples, means=self.means)
+                             max_samples=self.max_samples, means=self.means,
+                             look_every=self.look_every)
 
     @property
     def means_label(self) -> str:
@@ -188,4 +195,5 @@ class Cell:
                  else SHAPE_PRIORS[shaped["family"]](shaped["a"], shaped["b"]))
         return cls(spec, prior,
                    tuple(d["noise_stds"]), d["delta"], d["seed"], d["runs"], d["max_samples"],
-                   None if d.get("means") is None else tuple(d["means"]))
+                   None if d.get("means") is None else tuple(d["means"]),
+                   int(d.get("look_every", 1)))

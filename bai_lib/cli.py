@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--noise-std", type=float, help="reward noise (default: 1 for Gaussian and "
                    "Poisson arms, 1/2 for Bernoulli arms)")
     r.add_argument("--max-samples", type=float, help="censoring cap per run")
+    r.add_argument("--look-every", type=int, metavar="H", help="check the stop only every H "
+                   "samples, as platforms look hourly or daily (default 1)")
     r.add_argument("--shard-runs", type=int, help="runs per stored shard (default 1000)")
     r.add_argument("--out", metavar="STORE", type=_store_path,
                    help="result store directory (required unless --estimate)")
@@ -277,6 +279,8 @@ def _run_config(args) -> dict:
         cfg["grid"]["prior"] = [prior]
     if args.max_samples is not None:
         cfg["max_samples"] = args.max_samples
+    if args.look_every is not None:
+        cfg["look_every"] = args.look_every
     if args.shard_runs is not None:
         cfg["shard_runs"] = args.shard_runs
     return cfg

@@ -14,6 +14,7 @@ Configuration (TOML)::
     runs = 10000           # required: runs per cell
     shard_runs = 1000      # optional: runs per shard (default 1000)
     max_samples = 1e7      # optional: censoring cap (default: each algorithm's own)
+    look_every = 100       # optional: check the stop every 100 samples (default 1)
     noise_std = 1.0        # optional: reward noise, one level (default 1, and for Beta and
                            # Gamma priors their family's: 1/2 for Bernoulli, 1 for Poisson
                            # arms); a list is per arm
@@ -70,7 +71,7 @@ __all__ = ["Sweep", "load_sweep", "parse_sweep", "run_shard", "shard_columns", "
 #: Runs per shard when a configuration does not say.
 DEFAULT_SHARD_RUNS = 1000
 
-_TOP_KEYS = {"seed", "runs", "shard_runs", "max_samples", "noise_std", "grid"}
+_TOP_KEYS = {"seed", "runs", "shard_runs", "max_samples", "look_every", "noise_std", "grid"}
 _GRID_KEYS = {"algorithm", "arms", "delta", "prior", "noise_std", "means"}
 #: Most cells in one sweep (each a directory of the store).
 MAX_CELLS = 100_000
@@ -276,6 +277,7 @@ def _parse(config: dict) -> Sweep:
                          integer=True, minimum=1)
     cap = config.get("max_samples")
     cap = None if cap is None else _number(cap, "max_samples", integer=True, minimum=2)
+    look_every = _number(config.get("look_every", 1), "look_every", integer=True, minimum=1)
     grid = config["grid"]
     if not isinstance(grid, dict):
         raise ConfigError(f"grid = {grid!r}: must be a table ([grid])")
@@ -306,6 +308,10 @@ def _parse(config: dict) -> Sweep:
                 shard_runs, k_max)
 
     algos = [_algorithm(a, f"grid.algorithm[{i}]") for i, a in enumerate(algorithms)]
+    for spec in algos:
+        if look_every > 1 and not spec.live:
+            raise ConfigError(f"look_every = {look_every}: {spec.label} has no engine for "
+                              f"batched looks; every other algorithm has one")
     levels = []
     for i, d in enumerate(deltas):
         key = f"grid.delta[{i}]"
@@ -327,7 +333,8 @@ def _parse(config: dict) -> Sweep:
                         sigma = model_of_prior(prior).noise_std or sigma
                     stds = sigma if isinstance(sigma, tuple) else (sigma,) * prior.k
                     for delta in levels:
-                        cells.append(Cell(spec, prior, stds, delta, seed, runs, cap, m))
+                        cells.append(Cell(spec, prior, stds, delta, seed, runs, cap, m,
+                                          look_every))
     ids = [c.id for c in cells]
     if len(set(ids)) != len(ids):
         raise ConfigError("grid: two cells are identical (a value is listed twice)")

@@ -113,3 +113,28 @@ def test_the_engine_at_every_sample_is_the_kernel():
         state = _rng.seed_state(3, r, _rng.STREAM_ALGO)
         tau, rec, _, _ = bound.run_one(state, res.means[r])
         assert (tau, rec) == (res.stopping_times[r], res.recommendations[r])
+
+
+def test_sweeps_and_the_command_line_take_look_every():
+    from bai_lib.cell import Cell, ConfigError
+    from bai_lib.cli import _parser, _run_config
+    from bai_lib.simulation import run_plan
+    from bai_lib.sweep import parse_sweep
+
+    base = {"seed": 1, "runs": 10, "grid": {"algorithm": ["ttts"], "arms": [3], "delta": [0.1]}}
+    (plain,) = parse_sweep(base, "test").cells
+    (looked,) = parse_sweep({**base, "look_every": 50}, "test").cells
+    assert "look_every" not in plain.description()  # the ids of existing cells stay
+    assert looked.description()["look_every"] == 50 and looked.id != plain.id
+    assert Cell.from_description(looked.description()) == looked
+    (res,) = run_plan(looked.plan(0, 10), progress=False)
+    assert np.all(res.stopping_times[~res.censored] % 50 == 0)
+    with pytest.raises(ConfigError, match="look_every = 10: LUCB has no engine"):
+        parse_sweep({**base, "look_every": 10, "grid": {**base["grid"], "algorithm": ["lucb"]}},
+                    "test")
+    with pytest.raises(ConfigError, match="look_every"):
+        parse_sweep({**base, "look_every": 0}, "test")
+    args = _parser().parse_args(["run", "--algorithm", "ttts", "--arms", "3", "--delta", "0.1",
+                                 "--runs", "5", "--seed", "1", "--look-every", "24",
+                                 "--out", "x"])
+    assert _run_config(args)["look_every"] == 24
