@@ -76,6 +76,13 @@ class Binding:
                              "one but LUCB) bound at one level")
         return dataclasses.replace(self, run=_looked(self.ask_tell, look_every, k))
 
+    @classmethod
+    def of_engine(cls, ask_tell: Callable, cost_keys: Callable, k: int) -> "Binding":
+        """The binding of a specification that has no kernel of its own, only an ask/tell engine
+        (one level, no indifference level): its runs are the engine's, looking at every
+        sample (:meth:`with_looks` changes that)."""
+        return cls(_looked(ask_tell, 1, k), (None,), cost_keys, ask_tell)
+
     def run_one(self, state: np.ndarray, mu: np.ndarray, cancel: Optional[np.ndarray] = None,
                 max_samples: Optional[int] = None) -> tuple[int, int, bool, int]:
         """One run of a binding at a single level: ``(tau, recommendation, censored, stop

@@ -247,6 +247,4 @@ class PosteriorRule(Algorithm):
                                       max_samples, arms, xs, looks, mode, n_more, look_every,
                                       mu, sig, *out)
 
-        bound = Binding(lambda *args, **kwargs: None, (None,),
-                        lambda means: gap_cost(means, sig), ask_tell)
-        return bound.with_looks(1, k)
+        return Binding.of_engine(ask_tell, lambda means: gap_cost(means, sig), k)
