@@ -11,7 +11,8 @@ with the mean :math:`\\mu = a/(a+b)` and the intra-class correlation :math:`\\rh
 the campaigns' proportions vary more than binomial sampling alone explains (over-dispersion).
 
 :func:`fit_beta_prior` estimates ``(a, b)`` by the method of moments or by maximum likelihood;
-:meth:`BetaFit.prior` turns the fit into a :class:`~bai_lib.BetaPrior` for ``k`` new arms.
+:meth:`BetaFit.prior` turns the fit into a :class:`~bai_lib.BetaPrior` for ``k`` new arms;
+:func:`synthetic_history` draws a history from the model.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from scipy.special import betaln, digamma, gammaln, polygamma
 from . import _validate as V
 from .beta_prior import BetaPrior
 
-__all__ = ["BetaFit", "fit_beta_prior"]
+__all__ = ["BetaFit", "fit_beta_prior", "synthetic_history"]
 
 _METHODS = ("moments", "ml")
 _GTOL = 1e-10     # gradient norm of the log-likelihood per campaign in (log a, log b)
@@ -266,3 +267,37 @@ def fit_beta_prior(successes: ArrayLike, trials: ArrayLike, *, method: str = "ml
         raise ValueError("successes: no successes at all, or only successes (prior mean 0 or 1)")
     a, b = _moments(x, n) if method == "moments" else _ml(x, n)
     return BetaFit(a, b, method, int(x.size), _loglik(a, b, x, n))
+
+
+def synthetic_history(seed: int, n_campaigns: int = 80, a: float = 3.0, b: float = 97.0,
+                      visitors: tuple = (1_000, 50_000)) -> tuple[np.ndarray, np.ndarray]:
+    """A history of past campaigns drawn from the beta-binomial model: ``(successes, trials)``.
+
+    With ``rng = numpy.random.default_rng(seed)``, in this order: each campaign's number of
+    trials, log-uniform between ``visitors[0]`` and ``visitors[1]`` and rounded; its rate from
+    ``Beta(a, b)``; its successes from ``Binomial(trials, rate)``. The history of the book's
+    conversion chapters is ``synthetic_history(DEFAULT_SEED)``.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the generator, ``>= 0``.
+    n_campaigns : int
+        Number of campaigns, ``>= 1``.
+    a, b : float
+        The Beta law of the campaigns' rates, both ``> 0``.
+    visitors : (int, int)
+        The least and the largest number of trials of a campaign, ``1 <= low <= high``.
+    """
+    seed = V.integer(seed, "seed", 0)
+    n_campaigns = V.integer(n_campaigns, "n_campaigns", 1)
+    a, b = V.positive(a, "a"), V.positive(b, "b")
+    if len(visitors) != 2:
+        raise ValueError(f"visitors must be a pair (low, high), got {visitors!r}")
+    low = V.integer(visitors[0], "visitors", 1)
+    high = V.integer(visitors[1], "visitors", low)
+    rng = np.random.default_rng(seed)
+    log_trials = rng.uniform(np.log(low), np.log(high), n_campaigns)
+    trials = np.round(np.exp(log_trials)).astype(int)
+    rates = rng.beta(a, b, n_campaigns)
+    return rng.binomial(trials, rates), trials

@@ -42,7 +42,7 @@ PUBLIC_MODULES = [
     "algorithms", "algorithms.base", "algorithms.elimination", "algorithms.lucb",
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
     "algorithms.glr", "algorithms.ttts_conjugate", "algorithms.ask_tell", "online", "families",
-    "posterior", "algorithms.posterior_rules",
+    "posterior", "algorithms.posterior_rules", "platforms",
     "families.family", "families.gaussian",
     "families.bernoulli", "families.poisson", "families.expfam",
 ]

@@ -24,7 +24,7 @@ def loglik(a, b, x, n):
 
 
 def test_public_api():
-    assert eb.__all__ == ["BetaFit", "fit_beta_prior"]
+    assert eb.__all__ == ["BetaFit", "fit_beta_prior", "synthetic_history"]
 
 
 def test_ml_is_the_maximum():
@@ -176,3 +176,28 @@ def test_fit_properties_and_prior():
     for k in (1, 2.5, True, "3"):
         with pytest.raises(ValueError, match="^k must be an integer"):
             fit.prior(k)
+
+
+def test_synthetic_history_draws_trials_rates_and_successes_in_order():
+    from bai_lib.empirical_bayes import synthetic_history
+    rng = np.random.default_rng(5)
+    trials = np.round(np.exp(rng.uniform(np.log(200), np.log(9_000), 40))).astype(int)
+    rates = rng.beta(2.0, 30.0, 40)
+    expected = rng.binomial(trials, rates)
+    x, n = synthetic_history(5, 40, 2.0, 30.0, (200, 9_000))
+    np.testing.assert_array_equal(n, trials)
+    np.testing.assert_array_equal(x, expected)
+    assert np.all((200 <= n) & (n <= 9_000)) and np.all(x <= n)
+    x, n = synthetic_history(1, 3_000, 3.0, 97.0)
+    fit = fit_beta_prior(x, n)
+    assert abs(fit.mean - 0.03) < 0.002 and 60 < fit.a + fit.b < 150
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"visitors": (0, 10)}, "visitors"), ({"visitors": (10, 5)}, "visitors"),
+    ({"visitors": (1, 2, 3)}, "visitors"), ({"a": -1.0}, "a"), ({"n_campaigns": 0}, "n_campaigns"),
+])
+def test_synthetic_history_refuses_bad_input(kwargs, name):
+    from bai_lib.empirical_bayes import synthetic_history
+    with pytest.raises(ValueError, match=name):
+        synthetic_history(1, **kwargs)

@@ -156,7 +156,7 @@ LAYERS = [
     ["algorithms", "algorithms.*"],               # specifications -> bound kernels
     ["executor", "result", "plan", "_parquet", "runcache", "memo", "cost", "simulation",
      "online"],  # orchestration
-    ["poe"],
+    ["poe", "platforms"],
     ["published", "experiments", "tables", "_book"],  # the paper's runs, tables, chapters' own
     ["cell", "store", "sweep"],                   # scale
     ["claims", "formatting", "plotting"],         # presentation
