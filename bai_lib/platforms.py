@@ -3,7 +3,8 @@
 Orchestration layer. A platform's rule (:class:`~bai_lib.algorithms.PosteriorRule`) computes
 its posterior from a prior of its own, the *belief*; the arm means of a test come from the
 *law* of the rates the platform's variants actually have (for example a prior fitted to past
-campaigns, :mod:`bai_lib.empirical_bayes`). :func:`platform_runs` simulates the rule with the
+campaigns, :mod:`bai_lib.empirical_bayes`): Beta laws and beliefs for Bernoulli arms, Gaussian
+ones for Gaussian arms. :func:`platform_runs` simulates the rule with the
 belief on instances drawn from the law, so that rules, thresholds and beliefs compared on the
 same seed see the same instances and the same reward streams.
 
@@ -29,10 +30,12 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _validate as V
 from .algorithms.posterior_rules import PosteriorRule
 from .beta_prior import BetaPrior
+from .priors import GaussianPrior
 from .result import SimulationResult
 from .simulation import simulate
 from .stats import clopper_pearson, mean_ci
@@ -40,15 +43,19 @@ from .stats import clopper_pearson, mean_ci
 __all__ = ["platform_runs", "risk_summary", "rule_label", "Calibration", "calibrate"]
 
 
-def _check_beta(prior, name: str) -> BetaPrior:
-    if not isinstance(prior, BetaPrior):
-        raise ValueError(f"{name} must be a BetaPrior (Bernoulli arms), got "
-                         f"{type(prior).__name__}")
+_REWARDS = {BetaPrior: "bernoulli", GaussianPrior: "gaussian"}
+
+
+def _check_prior(prior, name: str):
+    if type(prior) not in _REWARDS:
+        raise ValueError(f"{name} must be a BetaPrior (Bernoulli arms) or a GaussianPrior "
+                         f"(Gaussian arms), got {type(prior).__name__}")
     return prior
 
 
-def platform_runs(rule: PosteriorRule, threshold: float, law: BetaPrior, n_runs: int,
-                  seed: int, *, belief: Optional[BetaPrior] = None, look_every: int = 1,
+def platform_runs(rule: PosteriorRule, threshold: float, law: BetaPrior | GaussianPrior,
+                  n_runs: int, seed: int, *, belief: Optional[BetaPrior | GaussianPrior] = None,
+                  noise_stds: Optional[ArrayLike] = None, look_every: int = 1,
                   max_samples: Optional[int] = None, n_threads: Optional[int] = None,
                   progress: Optional[bool] = None) -> SimulationResult:
     """``n_runs`` runs of ``rule`` at ``threshold`` on instances drawn from ``law``.
@@ -63,12 +70,15 @@ def platform_runs(rule: PosteriorRule, threshold: float, law: BetaPrior, n_runs:
         The platform's rule.
     threshold : float
         Its threshold ``δ`` in ``(0, 1)`` (:class:`~bai_lib.algorithms.PosteriorRule`).
-    law : BetaPrior
-        The law the arm means are drawn from.
+    law : BetaPrior or GaussianPrior
+        The law the arm means are drawn from: Bernoulli arms under a Beta law, Gaussian arms
+        under a Gaussian one.
     n_runs, seed : int
         As in :func:`bai_lib.simulate`.
-    belief : BetaPrior, optional
-        The prior of the rule's posterior, with as many arms as ``law``.
+    belief : BetaPrior or GaussianPrior, optional
+        The prior of the rule's posterior, of the same kind as ``law`` and with as many arms.
+    noise_stds : float or array_like, optional
+        The noise levels of Gaussian arms (default 1); ``None`` for Bernoulli arms.
     look_every : int
         Check the rule every ``look_every`` samples (a daily look: a day's visitors).
     max_samples : int, optional
@@ -78,14 +88,18 @@ def platform_runs(rule: PosteriorRule, threshold: float, law: BetaPrior, n_runs:
     """
     if not isinstance(rule, PosteriorRule):
         raise ValueError(f"rule must be a PosteriorRule, got {type(rule).__name__}")
-    law = _check_beta(law, "law")
-    belief = law if belief is None else _check_beta(belief, "belief")
-    if belief.k != law.k:
-        raise ValueError(f"belief has {belief.k} arms and law {law.k}; they must agree")
+    law = _check_prior(law, "law")
+    belief = law if belief is None else _check_prior(belief, "belief")
+    if type(belief) is not type(law) or belief.k != law.k:
+        raise ValueError(f"belief ({type(belief).__name__}, {belief.k} arms) must be of the kind "
+                         f"of law ({type(law).__name__}, {law.k} arms)")
     n_runs = V.integer(n_runs, "n_runs", 1)
     means = law.sample_means(V.integer(seed, "seed", 0), n_runs)
-    return simulate(rule, belief, None, threshold, n_runs, seed, means=means,
-                    rewards="bernoulli", look_every=look_every, max_samples=max_samples,
+    rewards = _REWARDS[type(law)]
+    if rewards == "gaussian" and noise_stds is None:
+        noise_stds = 1.0
+    return simulate(rule, belief, noise_stds, threshold, n_runs, seed, means=means,
+                    rewards=rewards, look_every=look_every, max_samples=max_samples,
                     n_threads=n_threads, progress=progress)
 
 
@@ -103,7 +117,8 @@ def risk_summary(result: SimulationResult, *, value: float = 0.01,
       ``error_censored``, the rest of ``error``;
     - ``regret``, with ``regret_lo`` / ``_hi`` (``level`` interval of the mean): the mean of
       ``μ* − μ_J``; ``regret_stopped``, the mean of ``(μ* − μ_J) 1{stopped}``;
-    - ``relative_stopped``: the fraction of runs that stopped with ``(μ* − μ_J)/μ_J > value``.
+    - ``relative_stopped``: the fraction of runs that stopped with ``(μ* − μ_J)/μ_J > value``
+      (meaningful for rates, whose means are positive).
     """
     level = V.open_unit(level, "level")
     value = V.positive(value, "value")
@@ -170,9 +185,11 @@ class Calibration:
     target: float
 
 
-def calibrate(rule: PosteriorRule, thresholds: Sequence[float], law: BetaPrior, n_runs: int,
-              seed: int, *, target: float, belief: Optional[BetaPrior] = None,
-              look_every: int = 1, max_samples: Optional[int] = None,
+def calibrate(rule: PosteriorRule, thresholds: Sequence[float], law: BetaPrior | GaussianPrior,
+              n_runs: int, seed: int, *, target: float,
+              belief: Optional[BetaPrior | GaussianPrior] = None,
+              noise_stds: Optional[ArrayLike] = None, look_every: int = 1,
+              max_samples: Optional[int] = None,
               level: float = 0.95, n_threads: Optional[int] = None,
               progress: Optional[bool] = None) -> Calibration:
     """The loosest of ``thresholds`` at which ``rule`` has a probability of error ``≤ target``.
@@ -185,7 +202,7 @@ def calibrate(rule: PosteriorRule, thresholds: Sequence[float], law: BetaPrior, 
 
     Parameters
     ----------
-    rule, law, n_runs, seed, belief, look_every, max_samples, n_threads, progress
+    rule, law, n_runs, seed, belief, noise_stds, look_every, max_samples, n_threads, progress
         As in :func:`platform_runs`.
     thresholds : sequence of float
         The thresholds ``δ`` to try, each in ``(0, 1)``.
@@ -202,8 +219,9 @@ def calibrate(rule: PosteriorRule, thresholds: Sequence[float], law: BetaPrior, 
         raise ValueError("thresholds must hold at least one threshold")
     rows = []
     for t in levels:
-        res = platform_runs(rule, t, law, n_runs, seed, belief=belief, look_every=look_every,
-                            max_samples=max_samples, n_threads=n_threads, progress=progress)
+        res = platform_runs(rule, t, law, n_runs, seed, belief=belief, noise_stds=noise_stds,
+                            look_every=look_every, max_samples=max_samples,
+                            n_threads=n_threads, progress=progress)
         s = risk_summary(res, value=rule.value, level=level)
         lo, hi = clopper_pearson(s["n_errors"], s["n_runs"], level)
         rows.append({"threshold": t, **s, "error_lo": lo, "error_hi": hi})

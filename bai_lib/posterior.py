@@ -10,6 +10,12 @@ Math layer. With independent posteriors ``θ_i ~ Beta(A_i, B_i)`` (densities ``f
 * value remaining (Scott 2010), ``V = (max_j θ_j − θ_l) / θ_l`` for the arm ``l`` most likely
   best: ``P(V ≤ c) = ∫ f_l(x) Π_{j≠l} F_j(min(1, (1 + c) x)) dx``.
 
+With normal posteriors ``θ_i ~ N(m_i, s_i²)`` (Gaussian arms with known noise and a Gaussian
+prior) the first two are the same integrals with normal densities and CDFs, and
+``E[max_j θ_j] = x_0 + ∫_{x_0} (1 − Π_j Φ((x − m_j)/s_j)) dx`` from a point ``x_0`` twelve
+standard deviations below every posterior (the ``normal_*`` functions); the value remaining,
+a ratio to the leader's mean, is left to rates.
+
 The platforms estimate them from thousands of posterior draws; here they are computed by
 Gauss–Legendre quadrature on panels laid around every posterior (edges at ``m_i + z s_i`` for the
 posterior mean and standard deviation of every arm, ``|z| ≤ 12``), with the regularized
@@ -32,7 +38,8 @@ from . import _validate as V
 
 __all__ = ["beta_cdf", "probability_best", "expected_loss", "value_remaining_probability",
            "posterior_panels", "probability_best_into", "expected_max", "value_remaining_cdf",
-           "GL_NODES", "GL_WEIGHTS", "PANEL_Z"]
+           "normal_probability_best", "normal_expected_loss", "normal_probability_best_into",
+           "normal_expected_max", "GL_NODES", "GL_WEIGHTS", "PANEL_Z"]
 
 _GAUSS_LEGENDRE = np.polynomial.legendre.leggauss(8)
 #: Gauss–Legendre nodes on ``[-1, 1]`` (8 points) of every panel.
@@ -127,7 +134,12 @@ def posterior_panels(A: np.ndarray, B: np.ndarray, z: np.ndarray) -> np.ndarray:
 def _nodes(A, B, z, gl_x, gl_w):
     """Quadrature nodes and weights on ``[0, 1]`` for the posteriors ``(A, B)``, and the edges
     of their panels (``g`` nodes per panel, in order)."""
-    edges = posterior_panels(A, B, z)
+    return _panel_nodes(posterior_panels(A, B, z), gl_x, gl_w)
+
+
+@njit(cache=True, nogil=True)
+def _panel_nodes(edges, gl_x, gl_w):
+    """The Gauss–Legendre nodes and weights of every panel between consecutive ``edges``."""
     p = edges.size - 1
     g = gl_x.size
     xs = np.empty(p * g)
@@ -273,3 +285,100 @@ def value_remaining_probability(a: ArrayLike, b: ArrayLike, c: float) -> float:
     c = V.positive(c, "c")
     leader = int(np.argmax(probability_best(A, B)))
     return float(value_remaining_cdf(A, B, leader, c, PANEL_Z, GL_NODES, GL_WEIGHTS))
+
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+@njit(cache=True, nogil=True)
+def _normal_nodes(M, Sd, z, gl_x, gl_w):
+    """Nodes and weights on panels with edges ``M_i + z Sd_i`` for every arm."""
+    edges = np.empty(M.size * z.size)
+    for i in range(M.size):
+        for q in range(z.size):
+            edges[i * z.size + q] = M[i] + z[q] * Sd[i]
+    return _panel_nodes(np.unique(edges), gl_x, gl_w)
+
+
+@njit(cache=True, nogil=True)
+def _normal_cdf(x, m, s):
+    return 0.5 * math.erfc(-(x - m) / (s * _SQRT2))
+
+
+@njit(cache=True, nogil=True)
+def normal_probability_best_into(M: np.ndarray, Sd: np.ndarray, z: np.ndarray,
+                                 gl_x: np.ndarray, gl_w: np.ndarray, out: np.ndarray) -> int:
+    """``out[i] = P(θ_i is the largest)`` for ``θ_j ~ N(M_j, Sd_j²)``, integrated over
+    ``θ_i = M_i + Sd_i u``: ``∫ φ(u) Π_{j≠i} Φ((M_i + Sd_i u − M_j)/Sd_j) du`` on panels with edges
+    ``z`` and the other arms' ``M_j + z Sd_j`` mapped to ``u`` (within ``z``'s range), with the
+    Gauss–Legendre rule ``gl_x, gl_w`` on each. In each arm's own units a posterior far
+    narrower than the others (a point mass, to rounding) is integrated as accurately as a wide
+    one. Returns the largest number of nodes of an arm (compiled;
+    :func:`normal_probability_best` is the array version)."""
+    k = M.size
+    lo, hi = z[0], z[-1]
+    edges = np.empty(k * z.size)
+    most = 0
+    for i in range(k):
+        n = 0
+        for j in range(k):
+            for q in range(z.size):
+                u = z[q] if j == i else (M[j] + z[q] * Sd[j] - M[i]) / Sd[i]
+                if lo <= u <= hi:
+                    edges[n] = u
+                    n += 1
+        us, ws, _ = _panel_nodes(np.unique(edges[:n]), gl_x, gl_w)
+        most = max(most, us.size)
+        total = 0.0
+        for q in range(us.size):
+            x = M[i] + Sd[i] * us[q]
+            prod = math.exp(-0.5 * us[q] * us[q] - _LOG_SQRT_2PI)
+            for j in range(k):
+                if j != i:
+                    prod *= _normal_cdf(x, M[j], Sd[j])
+            total += ws[q] * prod
+        out[i] = total
+    return most
+
+
+@njit(cache=True, nogil=True)
+def normal_expected_max(M: np.ndarray, Sd: np.ndarray, z: np.ndarray, gl_x: np.ndarray,
+                        gl_w: np.ndarray) -> float:
+    """``E[max_j θ_j]`` for ``θ_j ~ N(M_j, Sd_j²)``: the left end ``x_0`` of the panels plus
+    ``∫ (1 − Π_j Φ((x − M_j)/Sd_j)) dx`` over them (compiled)."""
+    xs, ws, edges = _normal_nodes(M, Sd, z, gl_x, gl_w)
+    total = edges[0]
+    for q in range(xs.size):
+        prod = 1.0
+        for j in range(M.size):
+            prod *= _normal_cdf(xs[q], M[j], Sd[j])
+        total += ws[q] * (1.0 - prod)
+    return total
+
+
+def _normals(means: ArrayLike, stds: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    m = np.atleast_1d(V.reals(means, "means"))
+    s = np.atleast_1d(V.reals(stds, "stds", positive=True))
+    m, s = np.broadcast_arrays(m, s)
+    if m.ndim != 1 or m.size < 2:
+        raise ValueError(f"means and stds must give at least two arms, got shapes "
+                         f"{np.shape(means)} and {np.shape(stds)}")
+    return (np.ascontiguousarray(m, dtype=np.float64),
+            np.ascontiguousarray(s, dtype=np.float64))
+
+
+def normal_probability_best(means: ArrayLike, stds: ArrayLike) -> np.ndarray:
+    """The probability that each arm has the largest mean, under independent normal posteriors
+    ``N(means_i, stds_i²)``."""
+    M, Sd = _normals(means, stds)
+    out = np.empty(M.size)
+    normal_probability_best_into(M, Sd, PANEL_Z, GL_NODES, GL_WEIGHTS, out)
+    return out
+
+
+def normal_expected_loss(means: ArrayLike, stds: ArrayLike) -> np.ndarray:
+    """The expected loss ``E[max_j θ_j − θ_i]`` of choosing each arm ``i`` under independent
+    normal posteriors ``N(means_i, stds_i²)``."""
+    M, Sd = _normals(means, stds)
+    return normal_expected_max(M, Sd, PANEL_Z, GL_NODES, GL_WEIGHTS) - M

@@ -31,6 +31,7 @@ __all__ = [
     "normal_interval",
     "mean_ci",
     "error_counts_fisher_p",
+    "paired_errors",
     "empirical_percentile",
     "top_two_gap",
     "ccdf",
@@ -98,6 +99,25 @@ def error_counts_fisher_p(errors_a: int, errors_b: int, n_a: int, n_b: int | Non
         raise ValueError(f"need 0 <= errors <= runs and runs >= 1, got {errors_a}/{n_a} and {errors_b}/{n_b}")
     table = [[int(errors_a), int(n_a - errors_a)], [int(errors_b), int(n_b - errors_b)]]
     return float(stats.fisher_exact(table)[1])
+
+
+def paired_errors(wrong_a: ArrayLike, wrong_b: ArrayLike) -> tuple[int, int, float]:
+    """Two rules' errors on the same runs, compared by McNemar's exact test.
+
+    Returns ``(only_a, only_b, p)``: the runs where only ``a`` errs, those where only ``b``
+    errs, and the two-sided p-value of the exact binomial test that a discordant run is as
+    likely to be either (1 when no run is discordant). Runs on common random numbers share
+    their instances and reward streams, so the discordant runs carry the whole difference.
+    """
+    a = np.asarray(wrong_a)
+    b = np.asarray(wrong_b)
+    if a.dtype != bool or b.dtype != bool or a.shape != b.shape or a.ndim != 1:
+        raise ValueError("wrong_a and wrong_b must be boolean vectors of one length")
+    only_a = int(np.count_nonzero(a & ~b))
+    only_b = int(np.count_nonzero(b & ~a))
+    n = only_a + only_b
+    p = 1.0 if n == 0 else float(stats.binomtest(only_a, n, 0.5).pvalue)
+    return only_a, only_b, p
 
 
 def empirical_percentile(value: float, sample: ArrayLike) -> float:

@@ -402,7 +402,7 @@ def test_names_resolve_to_default_specs_and_results_carry_them():
     assert {"elimination", "noelim", "ttts", "ttucb"} <= set(ALGORITHMS)
     H = GaussianPrior.standard(2)
     for name, cls in ALGORITHMS.items():
-        if "gaussian" not in cls.reward_models:  # PosteriorRule: Bernoulli arms
+        if "gaussian" not in cls.reward_models:
             continue
         res = simulate(name, H, 1.0, 0.2, 5, 1, progress=False)
         assert res.algorithm == cls() and res.algorithm.name == name

@@ -163,6 +163,24 @@ def test_heterogeneous_setting_draws_in_the_released_ranges():
         heterogeneous_setting(1, k=1)
 
 
+def test_paired_errors_is_mcnemars_exact_test():
+    from scipy.stats import binomtest
+
+    from bai_lib.stats import paired_errors
+
+    a = np.array([True] * 12 + [False] * 80 + [True] * 5 + [False] * 3)
+    b = np.array([False] * 12 + [False] * 80 + [True] * 5 + [True] * 3)
+    only_a, only_b, p = paired_errors(a, b)
+    assert (only_a, only_b) == (12, 3)
+    assert p == pytest.approx(binomtest(12, 15).pvalue)
+    assert paired_errors(a, a) == (0, 0, 1.0)
+    assert paired_errors(np.zeros(30, bool), np.ones(30, bool))[2] < 1e-8
+    with pytest.raises(ValueError, match="wrong_a and wrong_b"):
+        paired_errors(a.astype(int), b)
+    with pytest.raises(ValueError, match="wrong_a and wrong_b"):
+        paired_errors(a, b[:-1])
+
+
 def test_error_counts_fisher_p():
     from scipy.stats import fisher_exact
 

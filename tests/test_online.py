@@ -33,7 +33,8 @@ CASES = [(Elimination(), "gaussian"), (NoElim(), "gaussian"), (TTTS(), "gaussian
          (TTUCB(), "poisson"), (TrackAndStop(), "poisson"),
          (PosteriorRule(), "bernoulli"), (PosteriorRule(stop="expected_loss"), "bernoulli"),
          (PosteriorRule(stop="value_remaining", allocation="top_two", floor=0.05),
-          "bernoulli")]
+          "bernoulli"), (PosteriorRule(), "gaussian"),
+         (PosteriorRule(stop="expected_loss", allocation="top_two", floor=0.05), "gaussian")]
 IDS = [f"{spec.label}-{rewards}" for spec, rewards in CASES]
 
 

@@ -121,8 +121,10 @@ def test_calibrate_returns_the_loosest_certified_threshold():
 
 @pytest.mark.parametrize("call, name", [
     (lambda: platform_runs(Elimination(), 0.1, LAW, 10, 1), "rule"),
-    (lambda: platform_runs(PosteriorRule(), 0.1, GaussianPrior.standard(2), 10, 1), "law"),
+    (lambda: platform_runs(PosteriorRule(), 0.1, [0.5, 0.5], 10, 1), "law"),
     (lambda: platform_runs(PosteriorRule(), 0.1, LAW, 10, 1, belief=BetaPrior.uniform(3)),
+     "belief"),
+    (lambda: platform_runs(PosteriorRule(), 0.1, LAW, 10, 1, belief=GaussianPrior.standard(2)),
      "belief"),
     (lambda: calibrate(PosteriorRule(), [], LAW, 10, 1, target=0.05), "thresholds"),
     (lambda: calibrate(PosteriorRule(), [0.1, 1.5], LAW, 10, 1, target=0.05), "thresholds"),
@@ -140,3 +142,30 @@ def test_rule_labels():
     assert (rule_label(PosteriorRule(stop="value_remaining", allocation="top_two", floor=0.01),
                        0.05) == "value rem. 1% at 95%, top-two, floor 1%")
     assert rule_label(PosteriorRule(allocation="uniform"), 0.01) == "P(best) ≥ 99%, even split"
+
+
+GAUSS_LAW = GaussianPrior([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("stop, delta", [("probability_best", 0.1), ("expected_loss", 0.02)])
+def test_gaussian_arms_keep_the_bound_with_the_right_belief_and_lose_it_with_a_wrong_one(
+        stop, delta):
+    rule = PosteriorRule(stop=stop)
+    res = platform_runs(rule, delta, GAUSS_LAW, 1500, SEED, look_every=5, max_samples=5_000,
+                        progress=False)
+    s = risk_summary(res)
+    stopped = 1.0 - s["censored_share"]
+    if stop == "probability_best":
+        assert 0 < s["error_stopped"] and s["error_stopped_lo"] <= delta * stopped
+    else:
+        lo, _ = mean_ci((res.means.max(axis=1) - res.means[np.arange(res.n_runs),
+                                                           res.recommendations]) * ~res.censored)
+        assert 0 < s["regret_stopped"] and lo <= delta * stopped
+    # a belief far too sure that arm 0 is best stops on it at once
+    wrong = GaussianPrior([3.0, 0.0, 0.0], [0.3, 1.0, 1.0])
+    bad = risk_summary(platform_runs(rule, delta, GAUSS_LAW, 400, SEED, belief=wrong,
+                                     look_every=5, max_samples=5_000, progress=False))
+    if stop == "probability_best":
+        assert bad["error_stopped_lo"] > delta
+    else:
+        assert bad["regret_lo"] > delta

@@ -168,17 +168,22 @@ def test_bad_options(kwargs, message):
         PosteriorRule(**kwargs)
 
 
-def test_floor_above_one_over_k_and_gaussian_arms_are_refused():
+def test_floor_above_one_over_k_and_value_remaining_on_gaussian_arms_are_refused():
     with pytest.raises(ValueError, match=r"floor must lie in \[0, 1/k\] = \[0, 0.333333\]"):
         B.simulate(PosteriorRule(floor=0.4), PRIOR, None, 0.05, 2, 1, progress=False)
-    with pytest.raises(ValueError, match="bernoulli rewards only"):
-        B.simulate(PosteriorRule(), B.GaussianPrior.standard(3), 1.0, 0.05, 2, 1,
-                   progress=False)
+    with pytest.raises(ValueError, match="stop: 'value_remaining'"):
+        B.simulate(PosteriorRule(stop="value_remaining"), B.GaussianPrior.standard(3), 1.0,
+                   0.05, 2, 1, progress=False)
 
 
-def test_the_rule_states_no_guarantee():
-    e = Experiment(PosteriorRule(), PRIOR, 0.05)
-    assert e.guarantee.startswith("None:")
+@pytest.mark.parametrize("stop, bound", [("probability_best", "stopping on the rule with a worse"),
+                                         ("expected_loss", "expected regret"),
+                                         ("value_remaining", "relative regret above 0.01")])
+def test_the_rule_states_its_guarantee_and_its_condition(stop, bound):
+    text = Experiment(PosteriorRule(stop=stop), PRIOR, 0.05).guarantee
+    assert text.startswith("Bayesian, if the prior is the law of the arm means")
+    assert bound in text and "δ = 0.05" in text
+    assert "maximum duration has no guarantee" in text
 
 
 def test_peeking_at_identical_arms_declares_a_winner_far_more_often_than_five_percent():
@@ -197,3 +202,79 @@ def test_peeking_at_identical_arms_declares_a_winner_far_more_often_than_five_pe
     declared = int(np.count_nonzero(res.stop_reasons == "posterior"))
     assert clopper_pearson(declared, 400)[0] > 0.3
     assert res.error_rate == 0.0
+
+
+@pytest.mark.parametrize("means, stds", [([0.1, 0.3, -0.2], [0.2, 0.5, 0.05]),
+                                         ([0.0, 0.0], [1.0, 1.0]),
+                                         ([5.0, 4.9, 4.95, 4.0], [0.01, 0.2, 0.05, 1.0])])
+def test_normal_summaries_against_quadrature_and_closed_forms(means, stds):
+    from scipy import integrate, stats
+
+    from bai_lib.posterior import normal_expected_loss, normal_probability_best
+
+    m, s = np.array(means), np.array(stds)
+    p = normal_probability_best(m, s)
+
+    def integrand(x, i):
+        others = [stats.norm.cdf(x, m[j], s[j]) for j in range(m.size) if j != i]
+        return stats.norm.pdf(x, m[i], s[i]) * np.prod(others)
+
+    for i in range(m.size):
+        ref = integrate.quad(integrand, m[i] - 12 * s[i], m[i] + 12 * s[i], args=(i,),
+                             points=list(m[(m > m[i] - 12 * s[i]) & (m < m[i] + 12 * s[i])]),
+                             limit=500, epsabs=1e-13)[0]
+        assert p[i] == pytest.approx(ref, abs=1e-9)
+    assert p.sum() == pytest.approx(1.0, abs=1e-9)
+    # E[max] against quadrature of its CDF
+    lo, hi = (m - 12 * s).min(), (m + 12 * s).max()
+    cdf_max = lambda x: np.prod([stats.norm.cdf(x, m[j], s[j]) for j in range(m.size)])
+    e_max = lo + integrate.quad(lambda x: 1 - cdf_max(x), lo, hi, points=list(m), limit=500,
+                                epsabs=1e-13)[0]
+    np.testing.assert_allclose(normal_expected_loss(m, s), e_max - m, atol=1e-9)
+
+
+def test_normal_summaries_two_arm_closed_form_and_point_masses():
+    from scipy import stats
+
+    from bai_lib.posterior import normal_expected_loss, normal_probability_best
+
+    m, s = np.array([0.3, 0.1]), np.array([0.2, 0.15])
+    theta = np.hypot(*s)
+    d = (m[0] - m[1]) / theta
+    assert normal_probability_best(m, s)[0] == pytest.approx(stats.norm.cdf(d), abs=1e-12)
+    e_max = m[0] * stats.norm.cdf(d) + m[1] * stats.norm.cdf(-d) + theta * stats.norm.pdf(d)
+    np.testing.assert_allclose(normal_expected_loss(m, s), e_max - m, atol=1e-12)
+    # posteriors narrower than the rounding of their means: point masses
+    for sd in (1e-17, 1e-100):
+        np.testing.assert_allclose(normal_probability_best([0.5, 0.2, 0.1], [sd] * 3),
+                                   [1, 0, 0], atol=1e-12)
+        np.testing.assert_allclose(normal_expected_loss([0.5, 0.2, 0.1], [sd] * 3),
+                                   [0, 0.3, 0.4], atol=1e-12)
+        np.testing.assert_allclose(normal_probability_best([0.5, 0.5], [sd, 1.0]), [0.5, 0.5],
+                                   atol=1e-9)
+    with pytest.raises(ValueError, match="stds"):
+        normal_probability_best([0.0, 1.0], [1.0, 0.0])
+    with pytest.raises(ValueError, match="means"):
+        normal_expected_loss([0.0], [1.0])
+
+
+def test_a_gaussian_rule_updates_the_conjugate_normal_posterior():
+    """The normal update is the conjugate one, and at the maximum duration the engine
+    recommends the leader of the closed-form posterior of the rewards it drew."""
+    from bai_lib.algorithms.posterior_rules import posterior_update
+
+    A, Bv = np.array([0.0, 1.0]), np.array([4.0, 0.25])
+    posterior_update(True, A, Bv, 0, 2.0, 1.0)
+    precision = 1 / 4.0 + 1 / 1.0
+    assert A[0] == pytest.approx((0.0 / 4.0 + 2.0 / 1.0) / precision)
+    assert Bv[0] == pytest.approx(1 / precision)
+    assert (A[1], Bv[1]) == (1.0, 0.25)
+    prior = B.GaussianPrior([0.0, 0.2, -0.1], [1.0, 0.5, 2.0])
+    for seed in range(5):
+        e = Experiment(PosteriorRule(), prior, 1e-9, noise_stds=[1.0, 2.0, 0.5], seed=seed,
+                       max_samples=60)
+        st = e.simulate([0.1, 0.0, -0.1])
+        assert st.reason == "censored" and st.samples == 60
+        precision = 1 / prior.stds**2 + st.counts / np.array([1.0, 2.0, 0.5])**2
+        post = (prior.means / prior.stds**2 + st.sums / np.array([1.0, 2.0, 0.5])**2) / precision
+        assert st.recommendation == int(np.argmax(post))
