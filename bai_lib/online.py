@@ -157,9 +157,9 @@ class Experiment:
     ----------
     algorithm : Algorithm or str
         A specification of :mod:`bai_lib.algorithms` or a name of
-        :data:`~bai_lib.algorithms.ALGORITHMS` (:meth:`supported` lists those with an engine:
-        every one but LUCB so far; a :class:`~bai_lib.algorithms.SamplingRule` runs too, but its
-        state cannot be saved).
+        :data:`~bai_lib.algorithms.ALGORITHMS` (:meth:`supported` lists them: every one has an
+        engine; a :class:`~bai_lib.algorithms.SamplingRule` runs too, but its state cannot be
+        saved).
     prior : GaussianPrior, BetaPrior, GammaPrior or None
         The prior the algorithm is given (Algorithm 1 derives ``Δ0`` from it, TTTS samples its
         posterior); its class sets the reward model (Gaussian, Bernoulli, Poisson), as in
@@ -227,7 +227,7 @@ class Experiment:
     @staticmethod
     def supported() -> list[str]:
         """The names of :data:`~bai_lib.algorithms.ALGORITHMS` an experiment runs."""
-        return [name for name, cls in ALGORITHMS.items() if cls.live]
+        return list(ALGORITHMS)
 
     # -- the engine -------------------------------------------------------------------------
     def _replay(self, arms, xs, looks, mode=PLAN, n_more=0, look_every=1, means=None):
@@ -502,12 +502,11 @@ class Experiment:
         """Why entry ``bad`` of the log is refused: the algorithm takes its arms in rounds (the
         GLR algorithms every arm once first, Algorithm 1 every active arm once per round)."""
         status, planned, _ = self._replay(arms[:bad], xs[:bad], looks[:bad], PLAN, self.k)
-        sampled = np.unique(planned)  # the arms of the rounds
-        n = status.counts[sampled]
-        due = sampled[n == n.min()].tolist()
+        due = self.algorithm.due_now(status.counts, planned, bad)
         return (f"arms[{bad - self._arms.size}] = {int(arms[bad])}: {self.algorithm.label} "
                 f"takes its arms in rounds (every arm once first; for Algorithm 1 every active "
-                f"arm once per round), and the arms due now are {due}")
+                f"arm once per round, for LUCB the empirical best and its strongest rival), and "
+                f"the arms due now are {due}")
 
 
 def _round_robin(counts: np.ndarray) -> np.ndarray:

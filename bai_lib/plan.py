@@ -287,8 +287,5 @@ class RunPlan:
                     f"{n_runs * tie:.3g} of the {n_runs:,} runs are expected to be censored "
                     f"there", CensoringWarning, stacklevel=3)
         look_every = V.integer(look_every, "look_every", 1, MAX_SAMPLES_LIMIT)
-        if look_every > 1 and not spec.live:
-            raise ValueError(f"look_every = {look_every}: {spec.label} has no engine for "
-                             f"batched looks; every other algorithm has one")
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards,
                    look_every)

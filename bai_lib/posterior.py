@@ -1,5 +1,6 @@
-"""What the A/B platforms compute from Beta posteriors: the probability that each arm is best, the
-expected loss of choosing an arm, and the probability that the value remaining is small.
+"""What the A/B platforms compute from Beta and normal posteriors: the probability that each arm is
+best, the expected loss of choosing an arm, and the probability that the value remaining is
+small.
 
 Math layer. With independent posteriors ``θ_i ~ Beta(A_i, B_i)`` (densities ``f_i``, CDFs
 ``F_i``), every quantity is a one-dimensional integral:
@@ -251,15 +252,21 @@ def value_remaining_cdf(A: np.ndarray, B: np.ndarray, leader: int, c: float, z: 
     return total
 
 
+def _arm_vectors(x: ArrayLike, y: ArrayLike, names: tuple, x_positive: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Two per-arm parameter vectors (named ``names``), broadcast, at least two arms."""
+    x_arr = np.atleast_1d(V.reals(x, names[0], positive=x_positive))
+    y_arr = np.atleast_1d(V.reals(y, names[1], positive=True))
+    x_arr, y_arr = np.broadcast_arrays(x_arr, y_arr)
+    if x_arr.ndim != 1 or x_arr.size < 2:
+        raise ValueError(f"{names[0]} and {names[1]} must give at least two arms, got shapes "
+                         f"{np.shape(x)} and {np.shape(y)}")
+    return (np.ascontiguousarray(x_arr, dtype=np.float64),
+            np.ascontiguousarray(y_arr, dtype=np.float64))
+
+
 def _shapes(a: ArrayLike, b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    a_arr = V.reals(a, "a", positive=True)
-    b_arr = V.reals(b, "b", positive=True)
-    a_arr, b_arr = np.broadcast_arrays(np.atleast_1d(a_arr), np.atleast_1d(b_arr))
-    if a_arr.ndim != 1 or a_arr.size < 2:
-        raise ValueError(f"a and b must give at least two arms, got shapes {np.shape(a)} and "
-                         f"{np.shape(b)}")
-    return (np.ascontiguousarray(a_arr, dtype=np.float64),
-            np.ascontiguousarray(b_arr, dtype=np.float64))
+    return _arm_vectors(a, b, ("a", "b"))
 
 
 def probability_best(a: ArrayLike, b: ArrayLike) -> np.ndarray:
@@ -358,14 +365,7 @@ def normal_expected_max(M: np.ndarray, Sd: np.ndarray, z: np.ndarray, gl_x: np.n
 
 
 def _normals(means: ArrayLike, stds: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    m = np.atleast_1d(V.reals(means, "means"))
-    s = np.atleast_1d(V.reals(stds, "stds", positive=True))
-    m, s = np.broadcast_arrays(m, s)
-    if m.ndim != 1 or m.size < 2:
-        raise ValueError(f"means and stds must give at least two arms, got shapes "
-                         f"{np.shape(means)} and {np.shape(stds)}")
-    return (np.ascontiguousarray(m, dtype=np.float64),
-            np.ascontiguousarray(s, dtype=np.float64))
+    return _arm_vectors(means, stds, ("means", "stds"), x_positive=False)
 
 
 def normal_probability_best(means: ArrayLike, stds: ArrayLike) -> np.ndarray:

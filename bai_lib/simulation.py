@@ -151,7 +151,8 @@ def simulate(
         Batched looks: the stop is checked only when the number of samples is a multiple of
         ``look_every`` (Algorithm 1 and NoElim: at the end of the round that completes such a
         look, eliminating only there), as platforms check hourly or daily; ``max_samples``
-        censors at any step. Every algorithm but LUCB; 1 (default) checks at every sample.
+        censors at any step (LUCB: before the round after such a look). 1 (default) checks at
+        every sample.
         The runs take the ask/tell engine's steps (:meth:`bai_lib.algorithms.Binding.with_looks`),
         which at ``look_every = 1`` are the default runs exactly.
 

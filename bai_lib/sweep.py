@@ -308,10 +308,6 @@ def _parse(config: dict) -> Sweep:
                 shard_runs, k_max)
 
     algos = [_algorithm(a, f"grid.algorithm[{i}]") for i, a in enumerate(algorithms)]
-    for spec in algos:
-        if look_every > 1 and not spec.live:
-            raise ConfigError(f"look_every = {look_every}: {spec.label} has no engine for "
-                              f"batched looks; every other algorithm has one")
     levels = []
     for i, d in enumerate(deltas):
         key = f"grid.delta[{i}]"

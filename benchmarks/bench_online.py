@@ -32,7 +32,9 @@ SETTINGS = [  # (algorithm, prior, noise, means of the simulated arms)
     ("ttts", GAUSS, 1.0, [0.1, 0.05, 0.0]),
     ("ttts", UNIFORM, None, [0.3, 0.29, 0.28]),
     ("ebtc", UNIFORM, None, [0.3, 0.29, 0.28]),
+    ("lucb", GAUSS, 1.0, [0.1, 0.05, 0.0]),
     (PosteriorRule(), UNIFORM, None, [0.3, 0.295, 0.29]),
+    (PosteriorRule(), GAUSS, 1.0, [0.1, 0.05, 0.0]),
 ]
 LOG = 200_000
 

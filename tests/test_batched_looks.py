@@ -1,4 +1,4 @@
-"""simulate(..., look_every=h): the stop checked only at batch ends, for every algorithm but LUCB."""
+"""simulate(..., look_every=h): the stop checked only at batch ends, for every algorithm."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from scipy import stats
 
 import bai_lib as B
 from bai_lib import _rng
-from bai_lib.algorithms import EBTC, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
+from bai_lib.algorithms import EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
 from bai_lib.plan import RunPlan
 from bai_lib.runcache import plan_key
 
@@ -92,9 +92,19 @@ def test_bad_look_every(value, message):
         _sim(TTTS(), n=2, h=value)
 
 
-def test_lucb_has_no_batched_looks():
-    with pytest.raises(ValueError, match="look_every = 10: LUCB has no engine"):
-        _sim("lucb", n=2, h=10)
+@pytest.mark.parametrize("prior", [GAUSS, BETA], ids=["gaussian", "bernoulli"])
+def test_lucb_stops_before_the_round_after_a_look(prior):
+    """LUCB's pairs do not depend on the looks, so each run follows the trajectory of the run
+    that looks at every round and stops before the first round after a look: at a multiple of
+    h or one sample past it (a round is two pulls)."""
+    every, batched = _sim("lucb", prior, n=80), _sim("lucb", prior, n=80, h=40)
+    stopped = ~batched.censored
+    assert np.all(batched.stopping_times[stopped] % 40 <= 1)
+    assert np.all(batched.stopping_times >= every.stopping_times)
+    assert np.array_equal(batched.recommendations[stopped & (batched.stopping_times
+                                                             < every.stopping_times + 2)],
+                          every.recommendations[stopped & (batched.stopping_times
+                                                           < every.stopping_times + 2)])
 
 
 def test_simulate_deltas_runs_each_level_with_looks():
@@ -105,13 +115,18 @@ def test_simulate_deltas_runs_each_level_with_looks():
         assert np.array_equal(res.stopping_times, alone.stopping_times)
 
 
-def test_the_engine_at_every_sample_is_the_kernel():
+@pytest.mark.parametrize("spec, prior, rewards", [
+    (TTTS(), BETA, "bernoulli"), (LUCB(), GAUSS, "gaussian"), (LUCB(), BETA, "bernoulli"),
+    (LUCB(widths="kl"), BETA, "bernoulli")], ids=["TTTS", "LUCB-gaussian", "LUCB-bernoulli",
+                                                "KL-LUCB-bernoulli"])
+def test_the_engine_at_every_sample_is_the_kernel(spec, prior, rewards):
     """with_looks(1) takes the ask/tell engine's steps; they are the kernel's run for run."""
-    res = _sim(TTTS(), BETA, n=40)
-    bound = TTTS().bind(BETA, np.full(3, 0.5), [0.1], 10**9, "bernoulli").with_looks(1, 3)
+    res = _sim(spec, prior, n=40)
+    noise = np.full(3, 1.0 if rewards == "gaussian" else 0.5)
+    bound = spec.bind(prior, noise, [0.1], 10**9, rewards).with_looks(1, 3)
     for r in range(40):
         state = _rng.seed_state(3, r, _rng.STREAM_ALGO)
-        tau, rec, _, _ = bound.run_one(state, res.means[r])
+        tau, rec, _, code = bound.run_one(state, res.means[r])
         assert (tau, rec) == (res.stopping_times[r], res.recommendations[r])
 
 
@@ -129,9 +144,12 @@ def test_sweeps_and_the_command_line_take_look_every():
     assert Cell.from_description(looked.description()) == looked
     (res,) = run_plan(looked.plan(0, 10), progress=False)
     assert np.all(res.stopping_times[~res.censored] % 50 == 0)
-    with pytest.raises(ConfigError, match="look_every = 10: LUCB has no engine"):
-        parse_sweep({**base, "look_every": 10, "grid": {**base["grid"], "algorithm": ["lucb"]}},
-                    "test")
+    (lucb,) = parse_sweep({**base, "look_every": 10, "max_samples": 10**5,
+                           "grid": {**base["grid"], "algorithm": ["lucb"]}}, "test").cells
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", B.CensoringWarning)
+        (res,) = run_plan(lucb.plan(0, 10), progress=False)
+    assert np.all(res.stopping_times[~res.censored] % 10 <= 1)
     with pytest.raises(ConfigError, match="look_every"):
         parse_sweep({**base, "look_every": 0}, "test")
     args = _parser().parse_args(["run", "--algorithm", "ttts", "--arms", "3", "--delta", "0.1",

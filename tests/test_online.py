@@ -3,6 +3,7 @@ per-arm counts, state files, and clear refusals."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import bai_lib as B
-from bai_lib.algorithms import (TTTS, TTUCB, EBTC, Elimination, NoElim, PosteriorRule,
+from bai_lib.algorithms import (LUCB, TTTS, TTUCB, EBTC, Elimination, NoElim, PosteriorRule,
                                 SamplingRule, TrackAndStop)
 from bai_lib.online import SCHEMA, Experiment
 
@@ -34,6 +35,8 @@ CASES = [(Elimination(), "gaussian"), (NoElim(), "gaussian"), (TTTS(), "gaussian
          (PosteriorRule(), "bernoulli"), (PosteriorRule(stop="expected_loss"), "bernoulli"),
          (PosteriorRule(stop="value_remaining", allocation="top_two", floor=0.05),
           "bernoulli"), (PosteriorRule(), "gaussian"),
+         (LUCB(), "gaussian"), (LUCB(), "bernoulli"), (LUCB(widths="kl"), "bernoulli"),
+         (LUCB(widths="kl"), "poisson"),
          (PosteriorRule(stop="expected_loss", allocation="top_two", floor=0.05), "gaussian")]
 IDS = [f"{spec.label}-{rewards}" for spec, rewards in CASES]
 
@@ -222,11 +225,19 @@ def test_first_round_takes_each_arm_once():
         e.record([0, 0], [0.1, 0.2])
 
 
+@dataclasses.dataclass(frozen=True)
+class _NoEngine(LUCB):
+    """A specification of one's own with a kernel and no ask/tell engine."""
+
+    def _bind(self, *args):
+        return dataclasses.replace(super()._bind(*args), ask_tell=None)
+
+
 def test_construction_errors_name_the_parameter():
     with pytest.raises(ValueError, match="k is None"):
         Experiment("ttucb", None, 0.1, noise_stds=1.0)
     with pytest.raises(ValueError, match="has no ask/tell engine"):
-        Experiment("lucb", GAUSS, 0.1, noise_stds=1.0)
+        Experiment(_NoEngine(), GAUSS, 0.1, noise_stds=1.0)
     with pytest.raises(ValueError, match="delta"):
         Experiment("ttts", GAUSS, 1.5, noise_stds=1.0)
     with pytest.raises(ValueError, match="k = 4 but the prior has 3 arms"):
@@ -392,9 +403,25 @@ def test_cli_start_refuses_to_overwrite_and_bad_algorithms(tmp_path, capsys):
     assert _cli(capsys, *args)[0] == 0
     code, _, err = _cli(capsys, *args)
     assert code == 2 and "exists; give --force" in err
-    code, _, err = _cli(capsys, "start", tmp_path / "b.json", "--algorithm", "lucb", "--arms", 3,
+    code, _, err = _cli(capsys, "start", tmp_path / "b.json", "--algorithm", "ucb", "--arms", 3,
                         "--delta", 0.1, "--noise-std", 1)
-    assert code == 2 and "has no ask/tell engine" in err
+    assert code == 2 and "ucb" in err
     code, _, err = _cli(capsys, "start", tmp_path / "c.json", "--algorithm", "ttts", "--arms", 3,
                         "--delta", 0.1, "--noise-std", 1, "--option", "bogus=1")
     assert code == 2 and "--option" in err and "bogus" in err
+
+
+def test_lucb_takes_its_pair_and_names_it_when_refusing():
+    e = Experiment(LUCB(), GAUSS, 0.1, noise_stds=1.0, seed=4)
+    e.simulate(MEANS["gaussian"], n=9)               # round 1 and three pairs
+    pair = e.next_arms(2)
+    assert pair[0] != pair[1]
+    other = next(a for a in range(3) if a not in pair)
+    with pytest.raises(ValueError, match=rf"arms\[0\] = {other}: .*the arms due now are "
+                                         rf"\[{min(pair)}, {max(pair)}\]"):
+        e.record([other], [0.0])
+    e.record([pair[1]], [0.0])                       # either order within the round
+    with pytest.raises(ValueError, match=rf"the arms due now are \[{pair[0]}\]"):
+        e.record([pair[1]], [0.0])
+    e.record([pair[0]], [0.0])
+    assert e.status().samples == 11

@@ -1,7 +1,9 @@
 """The compiled engines of the ask/tell experiments (:mod:`bai_lib.online`): an algorithm run on
 observations that arrive from outside, in the steps of the simulators. This module holds their
 conventions and Algorithm 1's engine (:func:`elimination_ask_tell`); the GLR algorithms' engine
-is :func:`bai_lib.algorithms.glr.glr_ask_tell`, beside the loop whose steps it takes.
+is :func:`bai_lib.algorithms.glr.glr_ask_tell`, beside the loop whose steps it takes, LUCB's
+:func:`bai_lib.algorithms.lucb.lucb_ask_tell` and the platforms' rules'
+:func:`bai_lib.algorithms.posterior_rules.posterior_ask_tell`.
 
 An experiment keeps no compiled state between calls: its state is the log of observations, in
 the order they were recorded, with the looks (the times the stop was checked). Every call
@@ -44,8 +46,8 @@ from ..families import family as F
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 
-__all__ = ["elimination_ask_tell", "evaluate_round", "buffer_position", "take_pull", "RUNNING",
-           "PLAN", "SIMULATE"]
+__all__ = ["elimination_ask_tell", "evaluate_round", "buffer_position", "take_pull",
+           "empirical_leader", "RUNNING", "PLAN", "SIMULATE"]
 
 #: The code of a run that has not stopped.
 RUNNING = -1
@@ -153,7 +155,7 @@ def _active_best(values, act, n_act):
 
 
 @njit(cache=True, nogil=True)
-def _leader(S, N, act, n_act):
+def empirical_leader(S: np.ndarray, N: np.ndarray, act: np.ndarray, n_act: int) -> int:
     """The active arm with the largest empirical mean (the first on ties), any counts."""
     best = act[0]
     for j in range(1, n_act):
@@ -215,7 +217,7 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
         arm = 0
         if logged:
             if not due[arms[j]]:
-                return RUNNING, _leader(S, N, act, n_act), t, n_out, j
+                return RUNNING, empirical_leader(S, N, act, n_act), t, n_out, j
         else:
             if cancel[0]:
                 return STOP_INTERRUPTED, -1, t, n_out, -1
@@ -255,7 +257,7 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
         if t + (k if pull_all else n_act) > max_samples:
             return STOP_CENSORED, _active_best(S, act, n_act), t, n_out, -1
     if mode == SIMULATE:
-        return RUNNING, _leader(S, N, act, n_act), t, n_out, -1
+        return RUNNING, empirical_leader(S, N, act, n_act), t, n_out, -1
     # plan: the rest of the round, then whole rounds of the same arms (no elimination can
     # happen before the next look)
     if in_round == 0:
@@ -272,4 +274,4 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
                 planned += 1
         for q in range(pulls):
             due[q if pull_all else act[q]] = 1
-    return RUNNING, _leader(S, N, act, n_act), t, planned, -1
+    return RUNNING, empirical_leader(S, N, act, n_act), t, planned, -1

@@ -72,8 +72,8 @@ class Binding:
         the kernel's runs exactly. The sampling does not depend on the looks, except
         Algorithm 1's, whose eliminations wait for them."""
         if self.ask_tell is None or len(self.delta0s) != 1:
-            raise ValueError("look_every > 1 needs an algorithm with an ask/tell engine (every "
-                             "one but LUCB) bound at one level")
+            raise ValueError("look_every > 1 needs an algorithm with an ask/tell engine "
+                             "(bai_lib.algorithms.ask_tell) bound at one level")
         return dataclasses.replace(self, run=_looked(self.ask_tell, look_every, k))
 
     @classmethod
@@ -181,9 +181,6 @@ class Algorithm:
         (:func:`bai_lib.simulate_deltas`). Read it on the specification, not the class: the GLR
         algorithms with the indifference stop force pulls from a time set by the level
         (:func:`~bai_lib.algorithms.indifference.forcing_start`), so theirs is false.
-    live : bool
-        Whether its binding has an ask/tell engine (:mod:`bai_lib.algorithms.ask_tell`): live
-        experiments (:mod:`bai_lib.online`) and batched looks (``simulate(..., look_every=h)``).
     reward_models : tuple of str
         The reward families its kernel simulates (keys of
         :data:`bai_lib.families.REWARD_MODELS`): by default every registered family (a new
@@ -209,7 +206,6 @@ class Algorithm:
     bounded: ClassVar[bool] = False
     needs_prior: ClassVar[bool] = False
     one_trajectory: ClassVar[bool] = False
-    live: ClassVar[bool] = True
     reward_models: ClassVar[tuple] = tuple(REWARD_MODELS)
 
     def bind(self, prior: Optional[GaussianPrior | BetaPrior], noise_stds: np.ndarray,
@@ -318,6 +314,15 @@ class Algorithm:
         """Whether, on ``k`` arms, the recommendation at an indifference stop is a fair coin
         between the two arms (the error of such a stop is then exactly ``1/2``)."""
         return False
+
+    def due_now(self, counts: np.ndarray, planned: np.ndarray, t: int) -> list:
+        """The arms an experiment may record next, after ``t`` observations with per-arm
+        ``counts``, given the next ``k`` arms the rule ``planned``: the arms of the current round
+        (every arm once first; for Algorithm 1 every active arm once a round), those of the plan
+        with the fewest observations. The experiments name them when they refuse a pull."""
+        sampled = np.unique(planned)
+        n = counts[sampled]
+        return sampled[n == n.min()].tolist()
 
     def two_arm_walk(self) -> Optional["Algorithm"]:
         """A specification with the same law on two arms with a common noise level that is

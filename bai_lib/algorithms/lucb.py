@@ -16,10 +16,38 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPA
                        refill)
 from ..families import family as F
 from ..families import family_bundle
+from .ask_tell import RUNNING, SIMULATE, empirical_leader, take_pull
 from .base import Algorithm, Binding, gap_cost, one_level
 from .elimination import WIDTHS
 
-__all__ = ["LUCB", "lucb_run"]
+__all__ = ["LUCB", "lucb_run", "lucb_pair", "lucb_ask_tell"]
+
+
+@njit(cache=True, nogil=True)
+def lucb_pair(fam: NamedTuple, mh: np.ndarray, N: np.ndarray, sigma: np.ndarray, n: int,
+              log_const: float, kl_widths: bool) -> tuple[int, int, bool]:
+    """``(h, l, separated)`` before round ``n``: the empirical best arm ``h``, its strongest
+    rival ``l = argmax_{j≠h} UCB_j`` (ties to the lowest index) and whether ``LCB_h > UCB_l``
+    (the stop), with the bounds of :func:`lucb_run`."""
+    k = mh.size
+    log_term = 2.0 * math.log(log_const * float(n) ** 4)
+    h = argmax(mh)
+    low = -1
+    top = -np.inf
+    for j in range(k):
+        if j != h:
+            if kl_widths:
+                ucb = F.kl_upper(fam, mh[j], 0.5 * log_term / N[j])
+            else:
+                ucb = mh[j] + sigma[j] * math.sqrt(log_term / N[j])
+            if ucb > top:
+                top = ucb
+                low = j
+    if kl_widths:
+        lcb = F.kl_lower(fam, mh[h], 0.5 * log_term / N[h])
+    else:
+        lcb = mh[h] - sigma[h] * math.sqrt(log_term / N[h])
+    return h, low, lcb > top
 
 
 @njit(cache=True, nogil=True)
@@ -64,24 +92,8 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
     n = 1
     while True:
         n += 1
-        log_term = 2.0 * math.log(log_const * float(n) ** 4)
-        h = argmax(mh)
-        low = -1
-        top = -np.inf
-        for j in range(k):
-            if j != h:
-                if kl_widths:
-                    ucb = F.kl_upper(fam, mh[j], 0.5 * log_term / N[j])
-                else:
-                    ucb = mh[j] + sigma[j] * math.sqrt(log_term / N[j])
-                if ucb > top:
-                    top = ucb
-                    low = j
-        if kl_widths:
-            lcb = F.kl_lower(fam, mh[h], 0.5 * log_term / N[h])
-        else:
-            lcb = mh[h] - sigma[h] * math.sqrt(log_term / N[h])
-        if lcb > top:
+        h, low, separated = lucb_pair(fam, mh, N, sigma, n, log_const, kl_widths)
+        if separated:
             return t, np.int64(h), False, STOP_SEPARATION
         if t + 2 > max_samples:
             return t, np.int64(h), True, STOP_CENSORED
@@ -95,6 +107,112 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
             N[arm] += 1.0
             mh[arm] = S[arm] / N[arm]
         t += 2
+
+
+@njit(cache=True, nogil=True)
+def lucb_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray, log_const: float,
+                  kl_widths: bool, max_samples: int, arms: np.ndarray, xs: np.ndarray,
+                  looks: np.ndarray, mode: int, n_more: int, look_every: int, mu: np.ndarray,
+                  out_arms: np.ndarray, out_xs: np.ndarray, S: np.ndarray, N: np.ndarray,
+                  cancel: np.ndarray) -> tuple[int, int, int, int, int]:
+    """The engine of :class:`LUCB` (:mod:`bai_lib.algorithms.ask_tell` describes the engines):
+    replay the log ``(arms, xs, looks)``, then plan or simulate ``n_more`` pulls; ``S`` and
+    ``N`` receive the sums and counts.
+
+    The rounds are those of :func:`lucb_run`: the first samples every arm once, each later one
+    the pair ``(h, l)`` of :func:`lucb_pair`, in either order; a pull of an arm that is not due
+    in the current round is refused (``bad``). The stop ``LCB_h > UCB_l`` is checked before a
+    round when a look fell in the round before: after a log entry whose ``looks`` flag is set,
+    and in the simulate mode at every multiple of ``look_every`` (so at every round with
+    ``look_every = 1``, as the kernel does). The run is censored before a round that would take
+    it past ``max_samples``. A plan completes the current round and then believes every pending
+    pull to pay its arm's current mean: the means stay, the counts and the widths move on."""
+    k = sigma.size
+    act = np.arange(k)
+    due = np.ones(k, dtype=np.uint8)   # round 1: every arm, the normal of arm i at slot i
+    slot = np.arange(k)
+    mh = np.zeros(k)
+    buf = np.empty(max(NORMAL_BUFFER, k))
+    fill_normal(state, buf)
+    pos = 0
+    t = np.int64(0)
+    n = 1
+    in_round = 0
+    pulls = k
+    pending = False
+    h, low = 0, 0
+    n_log = arms.size
+    total = n_log + (n_more if mode == SIMULATE else 0)
+    n_out = 0
+    for j in range(total + 1):
+        logged = j < n_log
+        if in_round == 0 and n > 1:  # a new round of the pair
+            h, low, separated = lucb_pair(fam, mh, N, sigma, n, log_const, kl_widths)
+            if pending and separated:
+                return STOP_SEPARATION, h, t, n_out, -1
+            pending = False
+            if t + 2 > max_samples:
+                return STOP_CENSORED, h, t, n_out, -1
+            if j == total:
+                break
+            if pos + 2 > buf.size:
+                if not refill(state, buf, cancel):
+                    return STOP_INTERRUPTED, -1, t, n_out, -1
+                pos = 0
+            pulls = 2
+            due[h], due[low] = 1, 1
+            slot[h], slot[low] = 0, 1
+        if j == total:
+            break
+        if logged:
+            if not due[arms[j]]:
+                return RUNNING, empirical_leader(S, N, act, k), t, n_out, j
+            arm = arms[j]
+        else:
+            if cancel[0]:
+                return STOP_INTERRUPTED, -1, t, n_out, -1
+            arm = h if n > 1 and due[h] else low if n > 1 else _first_due(due)
+        arm, x, n_out = take_pull(fam, j, arm, arms, xs, buf[pos + slot[arm]], mu, sigma,
+                                  out_arms, out_xs, n_out)
+        S[arm] += x
+        N[arm] += 1
+        mh[arm] = S[arm] / N[arm]
+        due[arm] = 0
+        in_round += 1
+        t += 1
+        if (looks[j] if logged else t % look_every == 0):
+            pending = True
+        if in_round == pulls:
+            pos += pulls
+            n += 1
+            in_round = 0
+    if mode == SIMULATE:
+        return RUNNING, empirical_leader(S, N, act, k), t, n_out, -1
+    planned = 0
+    counts = N.astype(np.float64)
+    while planned < n_more:
+        if in_round == 0 and n > 1:
+            h, low, _ = lucb_pair(fam, mh, counts, sigma, n, log_const, kl_widths)
+            due[h], due[low] = 1, 1
+            pulls = 2
+        arm = h if n > 1 and due[h] else low if n > 1 else _first_due(due)
+        out_arms[planned] = arm
+        planned += 1
+        counts[arm] += 1
+        due[arm] = 0
+        in_round += 1
+        if in_round == pulls:
+            n += 1
+            in_round = 0
+    return RUNNING, empirical_leader(S, N, act, k), t, planned, -1
+
+
+@njit(cache=True, nogil=True)
+def _first_due(due):
+    for i in range(due.size):
+        if due[i]:
+            return i
+    return 0
 
 
 @dataclass(frozen=True)
@@ -114,7 +232,6 @@ class LUCB(Algorithm):
     widths: str = "subgaussian"
 
     name: ClassVar[str] = "lucb"
-    live: ClassVar[bool] = False  # no ask/tell engine yet
     short_label: ClassVar[str] = "LUCB"
     color: ClassVar[str] = "#8c564b"
 
@@ -123,6 +240,14 @@ class LUCB(Algorithm):
 
     def __post_init__(self):
         V.choice(self.widths, WIDTHS, "widths")
+
+    def due_now(self, counts: np.ndarray, planned: np.ndarray, t: int) -> list:
+        """After the first round, the rest of the current pair: one arm mid-round, both at its
+        start (the first of ``planned``)."""
+        k = counts.size
+        if counts.min() == 0:
+            return super().due_now(counts, planned, t)
+        return sorted({int(a) for a in planned[:2 - (t - k) % 2]})
 
     def exploration_level(self, t: np.ndarray, delta: float, k: int,
                           rewards: str = "gaussian") -> np.ndarray:
@@ -142,4 +267,9 @@ class LUCB(Algorithm):
         def call(state, mu, max_samples, cancel):
             return lucb_run(state, mu, sig, log_const, fam, kl_widths, max_samples, cancel)
 
-        return one_level(call, None, lambda means: gap_cost(means, sig), max_samples)
+        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+                     max_samples=max_samples):
+            return lucb_ask_tell(fam, state, sig, log_const, kl_widths, max_samples, arms, xs,
+                                 looks, mode, n_more, look_every, mu, *out)
+
+        return one_level(call, None, lambda means: gap_cost(means, sig), max_samples, ask_tell)
