@@ -50,7 +50,7 @@ from . import _rng
 from . import _validate as V
 from ._version import VERSION
 from .algorithms import ALGORITHMS, Algorithm, resolve
-from .algorithms.ask_tell import PLAN, RUNNING, SIMULATE
+from .algorithms.ask_tell import PLAN, RUNNING, SIMULATE, look_schedule
 from .beta_prior import BetaPrior
 from .families import reward_model
 from .gamma_prior import GammaPrior
@@ -237,8 +237,9 @@ class Experiment:
         S = np.zeros(self.k)
         N = np.zeros(self.k, dtype=np.int64)
         mu = np.zeros(self.k) if means is None else means
-        code, rec, t, n_out, bad = self._engine(state, arms, xs, looks, mode, n_more, look_every,
-                                                mu, out_arms, out_xs, S, N, cancel_flag())
+        code, rec, t, n_out, bad = self._engine(state, arms, xs, looks, mode, n_more,
+                                                look_schedule(look_every), mu, out_arms, out_xs,
+                                                S, N, cancel_flag())
         if bad >= 0:
             return None, int(bad), int(t)
         stopped = code != RUNNING

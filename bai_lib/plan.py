@@ -30,7 +30,7 @@ from .gamma_prior import GammaPrior
 from .priors import GaussianPrior, check_prior
 
 __all__ = ["RunPlan", "MAX_SAMPLES_LIMIT", "REWARD_MODELS", "GuaranteeWarning",
-           "CensoringWarning", "top_tie_probability", "TIE_WARNING_RUNS"]
+           "CensoringWarning", "top_tie_probability", "TIE_WARNING_RUNS", "look_counts"]
 
 #: The reward distributions of the simulators, ``N(μ_i, σ_i²)``, ``Bernoulli(μ_i)`` and
 #: ``Poisson(λ_i)``: the names of :data:`bai_lib.families.REWARD_MODELS`.
@@ -141,6 +141,24 @@ def _levels(deltas) -> tuple[float, ...]:
     return levels
 
 
+def look_counts(look_at: Optional[Sequence[int]], look_every: int = 1) -> Optional[tuple]:
+    """``look_at`` checked: ``None``, or a tuple of strictly increasing whole numbers of
+    samples in ``[1, MAX_SAMPLES_LIMIT]``; a ``ValueError`` naming it otherwise, or when
+    ``look_every > 1`` is given too."""
+    if look_at is None:
+        return None
+    if look_every != 1:
+        raise ValueError(f"look_at: give either look_at or look_every > 1, got look_every = "
+                         f"{look_every}")
+    if isinstance(look_at, (str, bytes)) or np.ndim(look_at) != 1 or len(look_at) == 0:
+        raise ValueError(f"look_at must be a non-empty sequence of sample counts, got "
+                         f"{look_at!r}")
+    counts = tuple(V.integer(n, "look_at", 1, MAX_SAMPLES_LIMIT) for n in look_at)
+    if any(b <= a for a, b in zip(counts, counts[1:])):
+        raise ValueError(f"look_at must be strictly increasing, got {list(counts)}")
+    return counts
+
+
 @dataclass(frozen=True, eq=False)
 class RunPlan:
     """One algorithm on ``n_runs`` instances at one or several confidence levels, checked.
@@ -168,6 +186,9 @@ class RunPlan:
     look_every : int
         The stop is checked when the number of samples is a multiple of this (1: at every
         sample; :meth:`bai_lib.algorithms.Binding.with_looks`).
+    look_at : tuple of int or None
+        Or the increasing numbers of samples at which the stop is checked (``look_every`` is
+        then 1).
     """
 
     algorithm: Algorithm
@@ -181,6 +202,12 @@ class RunPlan:
     means: Optional[np.ndarray]
     rewards: str = "gaussian"
     look_every: int = 1
+    look_at: Optional[tuple] = None
+
+    @property
+    def batched(self) -> bool:
+        """Whether the stop is checked at fewer samples than every one."""
+        return self.look_every > 1 or self.look_at is not None
 
     @property
     def k(self) -> int:
@@ -212,7 +239,7 @@ class RunPlan:
               noise_stds: ArrayLike, deltas: Sequence[float], n_runs: int, seed: int, *,
               means: Optional[ArrayLike] = None, first_run: int = 0,
               max_samples: Optional[int] = None, rewards: Optional[str] = None,
-              look_every: int = 1) -> "RunPlan":
+              look_every: int = 1, look_at: Optional[Sequence[int]] = None) -> "RunPlan":
         """Check every argument (a ``ValueError`` naming the first bad one) and fill in the
         defaults: the arguments are those of :func:`bai_lib.simulate_deltas`."""
         levels = _levels(deltas)
@@ -288,4 +315,4 @@ class RunPlan:
                     f"there", CensoringWarning, stacklevel=3)
         look_every = V.integer(look_every, "look_every", 1, MAX_SAMPLES_LIMIT)
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards,
-                   look_every)
+                   look_every, look_counts(look_at, look_every))

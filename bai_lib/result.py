@@ -83,6 +83,8 @@ class SimulationResult:
     look_every : int
         The runs checked their stop every ``look_every`` samples
         (``simulate(..., look_every=...)``; 1: at every sample).
+    look_at : tuple of int or None
+        Or the numbers of samples at which they checked it (``simulate(..., look_at=...)``).
     """
 
     algorithm: Algorithm
@@ -104,6 +106,7 @@ class SimulationResult:
     first_run: int = 0
     rewards: str = "gaussian"
     look_every: int = 1
+    look_at: Optional[tuple] = None
 
     @classmethod
     def from_runs(cls, *, algorithm: Algorithm, prior: Optional[GaussianPrior],
@@ -111,7 +114,8 @@ class SimulationResult:
                   max_samples: int, means: np.ndarray, means_given: bool, first_run: int,
                   stopping_times: np.ndarray, recommendations: np.ndarray,
                   stop_reasons: np.ndarray, seconds: np.ndarray,
-                  rewards: str = "gaussian", look_every: int = 1) -> "SimulationResult":
+                  rewards: str = "gaussian", look_every: int = 1,
+                  look_at: Optional[tuple] = None) -> "SimulationResult":
         """The result of runs ``first_run, ...`` on ``means`` (one row per run): ``best_arms``,
         ``correct`` and ``censored`` are derived, and every array is made read-only (arrays the
         caller shares between results, ``means`` and ``noise_stds``, are not copied)."""
@@ -132,7 +136,7 @@ class SimulationResult:
             a.setflags(write=False)
         return cls(algorithm=algorithm, prior=prior, delta=delta, delta0=delta0, seed=seed,
                    max_samples=max_samples, means_given=means_given, first_run=first_run,
-                   rewards=rewards, look_every=look_every, **arrays)
+                   rewards=rewards, look_every=look_every, look_at=look_at, **arrays)
 
     @property
     def n_runs(self) -> int:
@@ -245,8 +249,8 @@ class SimulationResult:
         r = self._run_index(run)
         bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples,
                                     rewards=self.rewards)
-        if self.look_every > 1:
-            bound = bound.with_looks(self.look_every, self.k)
+        if self.look_every > 1 or self.look_at is not None:
+            bound = bound.with_looks(self.look_every, self.k, self.look_at)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run_one(state, self.means[r])
         return {"tau": int(tau), "recommendation": int(rec), "censored": bool(cens),
@@ -268,9 +272,11 @@ class SimulationResult:
         if not spec.can_trace():
             raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
                              f"this result is from {spec.label}; use replay() instead")
-        if self.look_every > 1:
-            raise ValueError(f"trace() replays runs that look at every round; these looked every "
-                             f"{self.look_every} samples; use replay() instead")
+        if self.look_every > 1 or self.look_at is not None:
+            looked = (f"every {self.look_every} samples" if self.look_at is None
+                      else f"after {len(self.look_at)} given numbers of samples")
+            raise ValueError(f"trace() replays runs that look at every round; these looked "
+                             f"{looked}; use replay() instead")
         r = self._run_index(run)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         return trace_elimination(self.means[r], self.noise_stds, self.delta, self.delta0, state,

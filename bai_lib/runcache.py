@@ -197,7 +197,8 @@ def plan_key(plan: RunPlan) -> Optional[dict]:
             "n_runs": int(plan.n_runs), "seed": int(plan.seed),
             "first_run": int(plan.first_run), "max_samples": int(plan.max_samples),
             # only when set, so that the keys of the plans that look at every sample stay
-            **({} if plan.look_every == 1 else {"look_every": int(plan.look_every)})}
+            **({} if plan.look_every == 1 else {"look_every": int(plan.look_every)}),
+            **({} if plan.look_at is None else {"look_at": list(plan.look_at)})}
 
 
 def _key_digest(key: dict) -> str:

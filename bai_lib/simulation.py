@@ -68,6 +68,7 @@ def simulate(
     rewards: Optional[str] = None,
     budget: Optional[float] = None,
     look_every: int = 1,
+    look_at: Optional[Sequence[int]] = None,
     **options: Any,
 ) -> SimulationResult:
     """Simulate ``n_runs`` Bayesian BAI runs of one algorithm.
@@ -155,6 +156,11 @@ def simulate(
         every sample.
         The runs take the ask/tell engine's steps (:meth:`bai_lib.algorithms.Binding.with_looks`),
         which at ``look_every = 1`` are the default runs exactly.
+    look_at : sequence of int, optional
+        Instead of ``look_every``, the stop is checked when the number of samples is one of
+        these strictly increasing counts (a group-sequential design: looks after 1,000, 5,000
+        and 20,000 samples, say), with the same conventions; after the last one only
+        ``max_samples`` ends a run.
 
     Warns
     -----
@@ -189,7 +195,7 @@ def simulate(
         )
     plan = RunPlan.build(algorithm, prior, noise_stds, [V.confidence_level(delta)], n_runs, seed,
                          means=means, first_run=first_run, max_samples=max_samples,
-                         rewards=rewards, look_every=look_every)
+                         rewards=rewards, look_every=look_every, look_at=look_at)
     if budget is not None:
         estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     (res,) = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
@@ -213,6 +219,7 @@ def simulate_deltas(
     rewards: Optional[str] = None,
     budget: Optional[float] = None,
     look_every: int = 1,
+    look_at: Optional[Sequence[int]] = None,
 ) -> dict:
     """:func:`simulate` at several confidence levels, one result per ``δ``.
 
@@ -226,7 +233,7 @@ def simulate_deltas(
     and records along the way the first time the test passes at each larger ``δ``: a whole
     curve over ``δ`` costs about one run at the smallest ``δ``. Other algorithms (Algorithm 1,
     whose confidence bounds depend on ``δ``) are run once per ``δ``, and so is every algorithm
-    with ``look_every > 1``.
+    with ``look_every > 1`` or ``look_at``.
 
     Parameters
     ----------
@@ -242,7 +249,7 @@ def simulate_deltas(
     """
     plan = RunPlan.build(algorithm, prior, noise_stds, deltas, n_runs, seed, means=means,
                          first_run=first_run, max_samples=max_samples, rewards=rewards,
-                         look_every=look_every)
+                         look_every=look_every, look_at=look_at)
     if budget is not None:
         estimate_plan_cost(plan, n_threads=n_threads, budget=budget)
     results = run_plan(plan, n_threads=n_threads, chunk_size=chunk_size, progress=progress)
@@ -300,13 +307,13 @@ def _compute(plan: RunPlan, index: Optional[np.ndarray], n_threads: int, chunk_s
 
     # One binding for all levels where one trajectory serves them (rows in decreasing delta),
     # else one binding per level, each from fresh copies of the states (kernels advance them).
-    one = m == 1 or (spec.one_trajectory and plan.look_every == 1)
+    one = m == 1 or (spec.one_trajectory and not plan.batched)
     groups = [order_desc] if one else [[j] for j in order_desc]
     for group in groups:
         bound = spec.bind(prior, sig, [deltas[j] for j in group], max_samples,
                           rewards=plan.rewards)
-        if plan.look_every > 1:
-            bound = bound.with_looks(plan.look_every, k)
+        if plan.batched:
+            bound = bound.with_looks(plan.look_every, k, plan.look_at)
         run, n_lev = bound.run, len(group)
         t_rows = np.empty((n_runs, n_lev), dtype=np.int64)
         r_rows = np.empty((n_runs, n_lev), dtype=np.int64)
@@ -355,5 +362,5 @@ def _results(plan: RunPlan, rec: Records) -> list[SimulationResult]:
             means_given=plan.means_given, first_run=plan.first_run,
             stopping_times=rec.taus[j].copy(), recommendations=rec.recs[j].copy(),
             stop_reasons=names[rec.codes[j]], seconds=rec.seconds[j].copy(),
-            rewards=plan.rewards, look_every=plan.look_every))
+            rewards=plan.rewards, look_every=plan.look_every, look_at=plan.look_at))
     return out

@@ -10,7 +10,8 @@ from scipy import stats
 
 import bai_lib as B
 from bai_lib import _rng
-from bai_lib.algorithms import EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, TrackAndStop
+from bai_lib.algorithms import (EBTC, LUCB, TTTS, TTUCB, Elimination, NoElim, PosteriorRule,
+                                TrackAndStop)
 from bai_lib.plan import RunPlan
 from bai_lib.runcache import plan_key
 
@@ -156,3 +157,50 @@ def test_sweeps_and_the_command_line_take_look_every():
                                  "--runs", "5", "--seed", "1", "--look-every", "24",
                                  "--out", "x"])
     assert _run_config(args)["look_every"] == 24
+
+
+@pytest.mark.parametrize("spec, prior", [(TTTS(), GAUSS), (Elimination(), GAUSS), (LUCB(), GAUSS),
+                                         (PosteriorRule(), BETA), (EBTC(), BETA)],
+                         ids=["TTTS", "Alg1", "LUCB", "posterior", "EBTC-bernoulli"])
+def test_looks_at_a_regular_list_of_counts_are_looks_every_h(spec, prior):
+    """look_at = [h, 2h, ...] up to max_samples is look_every = h, run for run."""
+    cap = 6_000
+    every = _sim(spec, prior, n=30, h=40, max_samples=cap)
+    listed = _sim(spec, prior, n=30, look_at=list(range(40, cap + 1, 40)), max_samples=cap)
+    assert np.array_equal(every.stopping_times, listed.stopping_times)
+    assert np.array_equal(every.recommendations, listed.recommendations)
+    assert listed.look_at == tuple(range(40, cap + 1, 40)) and listed.look_every == 1
+
+
+def test_looks_at_given_counts_stop_only_there():
+    counts = [300, 1_000, 4_000]
+    glr = _sim(TTTS(), n=80, look_at=counts, max_samples=20_000)
+    stopped = ~glr.censored
+    assert np.all(np.isin(glr.stopping_times[stopped], counts))
+    assert np.all(glr.stopping_times[glr.censored] == 20_000)  # no look after the last count
+    assert stopped.any() and glr.censored.any()
+    a1 = _sim(Elimination(), n=40, look_at=counts, max_samples=10**7)
+    done = a1.stopping_times[~a1.censored]
+    # at the end of the round that completes a look: within k - 1 samples of it
+    assert np.all([any(0 <= t - c < 3 for c in counts) for t in done])
+    for r in range(5):
+        assert glr.replay(r)["tau"] == glr.stopping_times[r]
+    with pytest.raises(ValueError, match="after 3 given numbers of samples"):
+        a1.trace(0)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([], "non-empty"), ([0, 10], "look_at"), ([10, 10], "strictly increasing"),
+    ([50, 20], "strictly increasing"), ("100", "non-empty"), ([1.5], "look_at")])
+def test_bad_look_at(bad, message):
+    with pytest.raises(ValueError, match=message):
+        _sim(TTTS(), n=2, look_at=bad)
+
+
+def test_look_at_and_look_every_are_exclusive_and_keyed_only_when_set():
+    with pytest.raises(ValueError, match="look_at: give either look_at or look_every"):
+        _sim(TTTS(), n=2, h=10, look_at=[100])
+    plain = RunPlan.build("ttts", GAUSS, 1.0, [0.1], 5, 1)
+    listed = RunPlan.build("ttts", GAUSS, 1.0, [0.1], 5, 1, look_at=[10, 20])
+    assert "look_at" not in plan_key(plain) and plan_key(listed)["look_at"] == [10, 20]
+    assert listed.batched and not plain.batched

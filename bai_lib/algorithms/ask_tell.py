@@ -35,10 +35,11 @@ simulated pulls written, and the index of the first log entry the algorithm cann
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple, Optional
+
 import numpy as np
 from numba import njit
-
-from typing import NamedTuple
 
 from .._rng import uniform
 from ..confidence import conf_factor, conf_level
@@ -47,7 +48,7 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INT
                        STOP_SINGLE_ARM, argmax, refill)
 
 __all__ = ["elimination_ask_tell", "evaluate_round", "buffer_position", "take_pull",
-           "empirical_leader", "RUNNING", "PLAN", "SIMULATE"]
+           "empirical_leader", "look_schedule", "scheduled_look", "RUNNING", "PLAN", "SIMULATE"]
 
 #: The code of a run that has not stopped.
 RUNNING = -1
@@ -55,6 +56,25 @@ RUNNING = -1
 PLAN = 0
 #: The mode that simulates pulls on an instance.
 SIMULATE = 1
+
+
+def look_schedule(look_every: int = 1, look_at: Optional[Sequence[int]] = None) -> np.ndarray:
+    """The looks of a simulation as the engines take them: ``[look_every]`` (a look at every
+    multiple of ``look_every``), or ``[0, n_1, n_2, ...]`` (a look when the number of samples
+    is one of the increasing counts ``look_at``). The caller validates the values."""
+    if look_at is None:
+        return np.array([look_every], dtype=np.int64)
+    return np.concatenate([[0], np.asarray(look_at, dtype=np.int64)]).astype(np.int64)
+
+
+@njit(cache=True, nogil=True)
+def scheduled_look(t: int, schedule: np.ndarray) -> bool:
+    """Whether the simulate mode looks after ``t`` samples under ``schedule``
+    (:func:`look_schedule`)."""
+    if schedule[0] > 0:
+        return t % schedule[0] == 0
+    i = np.searchsorted(schedule[1:], t)
+    return i < schedule.size - 1 and schedule[1 + i] == t
 
 
 @njit(cache=True, nogil=True)
@@ -169,7 +189,7 @@ def empirical_leader(S: np.ndarray, N: np.ndarray, act: np.ndarray, n_act: int) 
 def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
                          log_const: float, delta0: float, max_samples: int, pull_all: bool,
                          recommend_best: bool, kl_widths: bool, arms: np.ndarray, xs: np.ndarray,
-                         looks: np.ndarray, mode: int, n_more: int, look_every: int,
+                         looks: np.ndarray, mode: int, n_more: int, schedule: np.ndarray,
                          mu: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray, S: np.ndarray,
                          N: np.ndarray, cancel: np.ndarray) -> tuple[int, int, int, int, int]:
     """Replay the log ``(arms, xs, looks)`` of Algorithm 1 (NoElim with ``pull_all``), then plan
@@ -180,7 +200,8 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
     samples every active arm once (every arm for NoElim), in any order; a pull of an arm that
     is not due in the current round is refused (``bad``). The end of a round is evaluated
     exactly (:func:`evaluate_round`) when a look fell in the round: after a log entry whose
-    ``looks`` flag is set, and in the simulate mode at every multiple of ``look_every``. The
+    ``looks`` flag is set, and in the simulate mode at the looks of ``schedule``
+    (:func:`look_schedule`). The
     Conf intervals hold at every round at once, so checking at fewer rounds keeps the
     guarantee. The run is censored at the end of a round when the next one would take it past
     ``max_samples``.
@@ -233,7 +254,7 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
         due[arm] = 0
         in_round += 1
         t += 1
-        if (looks[j] if logged else t % look_every == 0):
+        if (looks[j] if logged else scheduled_look(t, schedule)):
             pending = True
         if in_round < pulls:
             continue

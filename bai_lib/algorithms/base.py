@@ -21,7 +21,7 @@ from .. import _validate as V
 from ..beta_prior import BetaPrior
 from ..families import REWARD_MODELS, reward_model
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED, cancel_flag, level_records
-from .ask_tell import SIMULATE
+from .ask_tell import SIMULATE, look_schedule
 from ..priors import GaussianPrior
 from ..priors import delta0 as delta0_of
 from ..stopping import PROVEN_GLR_THRESHOLDS
@@ -51,7 +51,7 @@ class Binding:
         ``cost_keys(means) -> ndarray``: a rough relative cost per run, used only to hand out the
         long runs first.
     ask_tell : callable or None
-        ``ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, out_arms, out_xs, S, N,
+        ``ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, out_arms, out_xs, S, N,
         cancel) -> (code, recommendation, t, n_out, bad)``: the run at the binding's single level
         on a log of observations, then planned or simulated pulls on the instance ``mu``
         (:mod:`bai_lib.algorithms.ask_tell`, which :mod:`bai_lib.online` drives); ``max_samples``
@@ -63,25 +63,28 @@ class Binding:
     cost_keys: Callable
     ask_tell: Optional[Callable] = None
 
-    def with_looks(self, look_every: int, k: int) -> "Binding":
+    def with_looks(self, look_every: int, k: int,
+                   look_at: Optional[Sequence[int]] = None) -> "Binding":
         """This binding (at one level, on ``k`` arms) with the stop checked only when the number
-        of samples is a multiple of ``look_every`` (Algorithm 1 and NoElim: at the end of the
-        round that completes such a look, and eliminating only there), as platforms check
-        hourly or daily; ``max_samples`` still censors at any step. Its runs take the ask/tell
-        engine's steps (:mod:`bai_lib.algorithms.ask_tell`), which with ``look_every = 1`` are
-        the kernel's runs exactly. The sampling does not depend on the looks, except
-        Algorithm 1's, whose eliminations wait for them."""
+        of samples is a multiple of ``look_every``, or, with ``look_at``, one of those
+        increasing counts (Algorithm 1 and NoElim: at the end of the round that completes such
+        a look, and eliminating only there; LUCB: before the round after it), as platforms
+        check hourly or daily; ``max_samples`` still censors at any step. Its runs take the
+        ask/tell engine's steps (:mod:`bai_lib.algorithms.ask_tell`), which with
+        ``look_every = 1`` are the kernel's runs exactly. The sampling does not depend on the
+        looks, except Algorithm 1's, whose eliminations wait for them."""
         if self.ask_tell is None or len(self.delta0s) != 1:
-            raise ValueError("look_every > 1 needs an algorithm with an ask/tell engine "
+            raise ValueError("batched looks need an algorithm with an ask/tell engine "
                              "(bai_lib.algorithms.ask_tell) bound at one level")
-        return dataclasses.replace(self, run=_looked(self.ask_tell, look_every, k))
+        return dataclasses.replace(
+            self, run=_looked(self.ask_tell, look_schedule(look_every, look_at), k))
 
     @classmethod
     def of_engine(cls, ask_tell: Callable, cost_keys: Callable, k: int) -> "Binding":
         """The binding of a specification that has no kernel of its own, only an ask/tell engine
         (one level, no indifference level): its runs are the engine's, looking at every
         sample (:meth:`with_looks` changes that)."""
-        return cls(_looked(ask_tell, 1, k), (None,), cost_keys, ask_tell)
+        return cls(_looked(ask_tell, look_schedule(), k), (None,), cost_keys, ask_tell)
 
     def run_one(self, state: np.ndarray, mu: np.ndarray, cancel: Optional[np.ndarray] = None,
                 max_samples: Optional[int] = None) -> tuple[int, int, bool, int]:
@@ -98,15 +101,16 @@ class Binding:
                 int(code[0]))
 
 
-def _looked(ask_tell: Callable, look_every: int, k: int) -> Callable:
-    """The ``run`` of a :class:`Binding` whose stop is checked every ``look_every`` samples."""
+def _looked(ask_tell: Callable, schedule: np.ndarray, k: int) -> Callable:
+    """The ``run`` of a :class:`Binding` whose stop is checked at the looks of ``schedule``
+    (:func:`~bai_lib.algorithms.ask_tell.look_schedule`)."""
     none_i, none_x, none_l = np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.uint8)
 
     def run(state, mu, out_tau, out_rec, out_code, cancel=None, **kwargs):
         S, N = np.zeros(k), np.zeros(k, dtype=np.int64)
         # pulls without end: max_samples (at most bai_lib.plan.MAX_SAMPLES_LIMIT) censors first
         code, rec, t, _, _ = ask_tell(state, none_i, none_x, none_l, SIMULATE, 2**62,
-                                      look_every, mu, none_i, none_x, S, N, cancel_flag(cancel),
+                                      schedule, mu, none_i, none_x, S, N, cancel_flag(cancel),
                                       **kwargs)
         out_tau[0], out_rec[0], out_code[0] = t, rec, code
 
@@ -233,9 +237,9 @@ class Algorithm:
         def run_family(state, mu, *args, **kwargs):
             run(state, parameters(mu), *args, **kwargs)
 
-        def ask_tell_family(state, arms, xs, looks, mode, n_more, look_every, mu, *args,
+        def ask_tell_family(state, arms, xs, looks, mode, n_more, schedule, mu, *args,
                             **kwargs):
-            return ask_tell(state, arms, xs, looks, mode, n_more, look_every, parameters(mu),
+            return ask_tell(state, arms, xs, looks, mode, n_more, schedule, parameters(mu),
                             *args, **kwargs)
 
         return dataclasses.replace(bound, run=run_family,

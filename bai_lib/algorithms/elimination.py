@@ -438,11 +438,11 @@ class Elimination(Algorithm):
             return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
                                    False, fam, kl_widths, cancel)
 
-        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+        def ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, *out,
                      max_samples=max_samples):
             return elimination_ask_tell(fam, state, sig, log_const, d0, max_samples, pull_all,
                                         best, kl_widths, arms, xs, looks, mode, n_more,
-                                        look_every, mu, *out)
+                                        schedule, mu, *out)
 
         return one_level(call, d0, lambda means: gap_cost(means, sig, d0, pull_all), max_samples,
                          ask_tell)

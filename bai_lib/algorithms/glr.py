@@ -52,7 +52,7 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_GLR, STOP_INDIFFERENCE
                        STOP_INTERRUPTED, argmax, borrowed, bundle_generic, cancel_flag,
                        record_level, record_rest, refill)
 from ..stopping import glr_beta, ttucb_c
-from .ask_tell import RUNNING, SIMULATE, buffer_position, take_pull
+from .ask_tell import RUNNING, SIMULATE, buffer_position, scheduled_look, take_pull
 from .base import Binding, gap_cost
 from .indifference import NEVER, conf_widths, forced_arm, forcing_start, indifferent
 
@@ -310,7 +310,7 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
                  state: np.ndarray, sigma: np.ndarray, var: np.ndarray, level: float,
                  delta0s: Optional[np.ndarray], log_consts: np.ndarray, max_samples: int,
                  arms: np.ndarray, xs: np.ndarray, looks: np.ndarray, mode: int, n_more: int,
-                 look_every: int, mu: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray,
+                 schedule: np.ndarray, mu: np.ndarray, out_arms: np.ndarray, out_xs: np.ndarray,
                  S: np.ndarray, N: np.ndarray,
                  cancel: np.ndarray) -> tuple[int, int, int, int, int]:
     """Replay the log ``(arms, xs, looks)`` of a GLR-stopped algorithm, then plan or simulate
@@ -319,8 +319,9 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
 
     The constants are those of :func:`glr_run` at one level (``level``,
     ``delta0s`` of size one or ``None``, ``log_consts``). The stop is checked after a log entry
-    whose ``looks`` flag is set, and in the simulate mode whenever ``t`` is a multiple of
-    ``look_every``; a look before every arm has a reward checks nothing. A second reward of an
+    whose ``looks`` flag is set, and in the simulate mode at the looks of ``schedule``
+    (:func:`~bai_lib.algorithms.ask_tell.look_schedule`); a look before every arm has a reward
+    checks nothing. A second reward of an
     arm before every arm has its first one is refused (``bad``): the rule starts from one reward
     per arm.
     """
@@ -354,13 +355,13 @@ def glr_ask_tell(fam: NamedTuple, th: GLRThreshold, steps: NamedTuple, data: tup
             planned += 1
         return RUNNING, argmax(mh), j, planned, -1
     return _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_consts,
-                       max_samples, arms, xs, looks, mode, n_more, look_every, mu, out_arms,
+                       max_samples, arms, xs, looks, mode, n_more, schedule, mu, out_arms,
                        out_xs, S, N, cancel, mh, v, inv_next, buf, n_out)
 
 
 @njit(cache=True, nogil=True)
 def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_consts,
-                max_samples, arms, xs, looks, mode, n_more, look_every, mu, out_arms, out_xs, S,
+                max_samples, arms, xs, looks, mode, n_more, schedule, mu, out_arms, out_xs, S,
                 N, cancel, mh, v, inv_next, buf, n_out):
     """:func:`glr_ask_tell` from the end of the first round on (``t = k``). Each of the rule's
     steps is called at one place (numba writes them out at the call)."""
@@ -382,7 +383,7 @@ def _glr_rounds(fam, th, steps, data, state, sigma, var, level, delta0s, log_con
             t_next = t + max(64, t >> 6)
             carry = refresh(steps, s0, s1, s2, s3, s4, s5, carry, t, t_next)
         logged = j < n_log
-        if look or (j > n_log and t % look_every == 0):
+        if look or (j > n_log and scheduled_look(t, schedule)):
             code, best = _glr_stop(fam, th, level, mh, v, N, w, delta0s, t)
             if code != RUNNING:
                 return code, best, t, n_out, -1
@@ -453,10 +454,10 @@ def bind_glr(steps: NamedTuple, data: tuple, rewards: str, sigma: np.ndarray, th
         glr_run(fam, th, steps, data, state, mu, sig, var, levels, d0s, log_consts, max_samples,
                 out_tau, out_rec, out_code, cancel_flag(cancel))
 
-    def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+    def ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, *out,
                  max_samples=default):
         return glr_ask_tell(fam, th, steps, data, state, sig, var, levels[0], d0s, log_consts,
-                            max_samples, arms, xs, looks, mode, n_more, look_every, mu, *out)
+                            max_samples, arms, xs, looks, mode, n_more, schedule, mu, *out)
 
     d0 = tuple(delta0s.tolist()) if delta0s.size else (None,) * levels.size
     floor = delta0s.min() if delta0s.size else 1e-12

@@ -16,7 +16,7 @@ from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_SEPA
                        refill)
 from ..families import family as F
 from ..families import family_bundle
-from .ask_tell import RUNNING, SIMULATE, empirical_leader, take_pull
+from .ask_tell import RUNNING, SIMULATE, empirical_leader, scheduled_look, take_pull
 from .base import Algorithm, Binding, gap_cost, one_level
 from .elimination import WIDTHS
 
@@ -112,7 +112,8 @@ def lucb_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_const: fl
 @njit(cache=True, nogil=True)
 def lucb_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray, log_const: float,
                   kl_widths: bool, max_samples: int, arms: np.ndarray, xs: np.ndarray,
-                  looks: np.ndarray, mode: int, n_more: int, look_every: int, mu: np.ndarray,
+                  looks: np.ndarray, mode: int, n_more: int, schedule: np.ndarray,
+                  mu: np.ndarray,
                   out_arms: np.ndarray, out_xs: np.ndarray, S: np.ndarray, N: np.ndarray,
                   cancel: np.ndarray) -> tuple[int, int, int, int, int]:
     """The engine of :class:`LUCB` (:mod:`bai_lib.algorithms.ask_tell` describes the engines):
@@ -123,7 +124,8 @@ def lucb_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray, log_con
     the pair ``(h, l)`` of :func:`lucb_pair`, in either order; a pull of an arm that is not due
     in the current round is refused (``bad``). The stop ``LCB_h > UCB_l`` is checked before a
     round when a look fell in the round before: after a log entry whose ``looks`` flag is set,
-    and in the simulate mode at every multiple of ``look_every`` (so at every round with
+    and in the simulate mode at the looks of ``schedule``
+    (:func:`~bai_lib.algorithms.ask_tell.look_schedule`; at every round with
     ``look_every = 1``, as the kernel does). The run is censored before a round that would take
     it past ``max_samples``. A plan completes the current round and then believes every pending
     pull to pay its arm's current mean: the means stay, the counts and the widths move on."""
@@ -180,7 +182,7 @@ def lucb_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray, log_con
         due[arm] = 0
         in_round += 1
         t += 1
-        if (looks[j] if logged else t % look_every == 0):
+        if (looks[j] if logged else scheduled_look(t, schedule)):
             pending = True
         if in_round == pulls:
             pos += pulls
@@ -267,9 +269,9 @@ class LUCB(Algorithm):
         def call(state, mu, max_samples, cancel):
             return lucb_run(state, mu, sig, log_const, fam, kl_widths, max_samples, cancel)
 
-        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+        def ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, *out,
                      max_samples=max_samples):
             return lucb_ask_tell(fam, state, sig, log_const, kl_widths, max_samples, arms, xs,
-                                 looks, mode, n_more, look_every, mu, *out)
+                                 looks, mode, n_more, schedule, mu, *out)
 
         return one_level(call, None, lambda means: gap_cost(means, sig), max_samples, ask_tell)

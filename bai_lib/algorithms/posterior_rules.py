@@ -44,7 +44,7 @@ from ..kernels import NORMAL_BUFFER, STOP_CENSORED, STOP_INTERRUPTED, STOP_POSTE
 from ..posterior import (GL_NODES, GL_WEIGHTS, PANEL_Z, expected_max, normal_expected_max,
                          normal_probability_best_into, probability_best_into,
                          value_remaining_cdf)
-from .ask_tell import RUNNING, SIMULATE, buffer_position, take_pull
+from .ask_tell import RUNNING, SIMULATE, buffer_position, scheduled_look, take_pull
 from .base import Algorithm, Binding, gap_cost
 
 __all__ = ["PosteriorRule", "posterior_ask_tell", "allocate", "posterior_update", "STOP_RULES",
@@ -153,14 +153,15 @@ def posterior_ask_tell(fam: NamedTuple, normal: bool, state: np.ndarray, prior_a
                        prior_b: np.ndarray, rule: int, allocation: int, beta: float,
                        floor: float, value: float, level: float, max_samples: int,
                        arms: np.ndarray, xs: np.ndarray, looks: np.ndarray, mode: int,
-                       n_more: int, look_every: int, mu: np.ndarray, sigma: np.ndarray,
+                       n_more: int, schedule: np.ndarray, mu: np.ndarray, sigma: np.ndarray,
                        out_arms: np.ndarray, out_xs: np.ndarray, S: np.ndarray, N: np.ndarray,
                        cancel: np.ndarray) -> tuple[int, int, int, int, int]:
     """The engine of :class:`PosteriorRule` (:mod:`bai_lib.algorithms.ask_tell` describes the
     engines): every pull is allocated from the current posterior (:func:`allocate`) and updates
     it (:func:`posterior_update`: ``Beta(A_i, B_i)``, or with ``normal`` ``N(A_i, B_i)``, mean
     and variance, with the noise variances ``sigma²``); at a look (after a log entry whose ``looks`` flag is set, and in the simulate mode when
-    ``t ≥ 1`` is a multiple of ``look_every``) the rule's summary is checked; ``max_samples``
+    ``t ≥ 1`` is a look of ``schedule``, :func:`~bai_lib.algorithms.ask_tell.look_schedule`)
+    the rule's summary is checked; ``max_samples``
     censors at any step, recommending the arm of largest posterior mean. A plan draws the next
     ``n_more`` arms from the current posterior without updating it: the fixed weights a
     platform serves a batch with. Rewards come from the run's normal stream as in the
@@ -179,7 +180,7 @@ def posterior_ask_tell(fam: NamedTuple, normal: bool, state: np.ndarray, prior_a
     n_out = 0
     look = False
     for j in range(total + 1):
-        if look or (j > n_log and t % look_every == 0):
+        if look or (j > n_log and scheduled_look(t, schedule)):
             code, lead = _posterior_stop(normal, A, B, rule, level, value, pbest)
             if code != RUNNING:
                 return code, lead, t, n_out, -1
@@ -216,9 +217,10 @@ class PosteriorRule(Algorithm):
 
     ``δ`` is the rule's threshold: ``P(best) ≥ 1 − δ`` (``δ = 0.05`` is the platforms' "95%"),
     expected loss ``≤ δ`` (in the units of the means: conversion rates for Bernoulli arms),
-    value remaining below ``value`` with probability ``≥ 1 − δ`` (Bernoulli arms only). Looks: every sample unless ``simulate(..., look_every=h)``, as the
-    platforms check hourly or daily (each look costs a quadrature, about 0.3 ms); the
-    maximum duration is ``max_samples``.
+    value remaining below ``value`` with probability ``≥ 1 − δ`` (Bernoulli arms only). Looks:
+    every sample unless ``simulate(..., look_every=h)`` or ``look_at=[...]``, as the platforms
+    check hourly or daily (each look costs a quadrature, about 0.3 ms); the maximum duration is
+    ``max_samples``.
 
     Parameters
     ----------
@@ -294,10 +296,10 @@ class PosteriorRule(Algorithm):
         beta, floor, value, sig = float(self.beta), float(self.floor), float(self.value), noise_stds
         default = max_samples
 
-        def ask_tell(state, arms, xs, looks, mode, n_more, look_every, mu, *out,
+        def ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, *out,
                      max_samples=default):
             return posterior_ask_tell(fam, normal, state, a, b, rule, alloc, beta, floor, value, delta,
-                                      max_samples, arms, xs, looks, mode, n_more, look_every,
+                                      max_samples, arms, xs, looks, mode, n_more, schedule,
                                       mu, sig, *out)
 
         return Binding.of_engine(ask_tell, lambda means: gap_cost(means, sig), k)
