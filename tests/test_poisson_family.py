@@ -161,8 +161,8 @@ def test_every_family_generic_specification_takes_every_registered_family(monkey
     assert all(cls.reward_models == tuple(REWARD_MODELS) for cls in ALGORITHMS.values()
                if cls is not PosteriorRule)
     assert SamplingRule.reward_models == ("gaussian",)
-    # the platforms' rules compute Beta posteriors' summaries: Bernoulli arms only
-    assert PosteriorRule.reward_models == ("bernoulli",)
+    # the platforms' rules compute Beta and normal posteriors' summaries
+    assert PosteriorRule.reward_models == ("bernoulli", "gaussian")
 
     class NoPosterior:  # a family registered without the conjugate group
         has_conjugate = False
