@@ -139,6 +139,11 @@ class SimulationResult:
                    rewards=rewards, look_every=look_every, look_at=look_at, **arrays)
 
     @property
+    def batched(self) -> bool:
+        """Whether the runs checked their stop at fewer samples than every one."""
+        return self.look_every > 1 or self.look_at is not None
+
+    @property
     def n_runs(self) -> int:
         """Number of runs."""
         return int(self.stopping_times.size)
@@ -249,7 +254,7 @@ class SimulationResult:
         r = self._run_index(run)
         bound = self.algorithm.bind(self.prior, self.noise_stds, [self.delta], self.max_samples,
                                     rewards=self.rewards)
-        if self.look_every > 1 or self.look_at is not None:
+        if self.batched:
             bound = bound.with_looks(self.look_every, self.k, self.look_at)
         state = _rng.seed_state(self.seed, self.first_run + r, _rng.STREAM_ALGO)
         tau, rec, cens, code = bound.run_one(state, self.means[r])
@@ -272,7 +277,7 @@ class SimulationResult:
         if not spec.can_trace():
             raise ValueError(f"trace() covers Algorithm 1 (Elimination with recommend='uniform'); "
                              f"this result is from {spec.label}; use replay() instead")
-        if self.look_every > 1 or self.look_at is not None:
+        if self.batched:
             looked = (f"every {self.look_every} samples" if self.look_at is None
                       else f"after {len(self.look_at)} given numbers of samples")
             raise ValueError(f"trace() replays runs that look at every round; these looked "

@@ -32,6 +32,7 @@ __all__ = [
     "mean_ci",
     "error_counts_fisher_p",
     "paired_errors",
+    "share_by",
     "empirical_percentile",
     "top_two_gap",
     "ccdf",
@@ -118,6 +119,26 @@ def paired_errors(wrong_a: ArrayLike, wrong_b: ArrayLike) -> tuple[int, int, flo
     n = only_a + only_b
     p = 1.0 if n == 0 else float(stats.binomtest(only_a, n, 0.5).pvalue)
     return only_a, only_b, p
+
+
+def share_by(times: ArrayLike, events: ArrayLike, grid: ArrayLike,
+             level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The share of runs whose event happened by each time of ``grid``, with pointwise exact
+    (Clopper–Pearson) intervals at ``level``: ``(share, lower, upper)``.
+
+    ``times`` holds each run's time (a stopping time) and ``events`` whether its event happened
+    then (it stopped, rather than being censored); a run counts at ``n`` when its event
+    happened at a time ``<= n``.
+    """
+    t = np.asarray(times)
+    e = np.asarray(events)
+    if t.ndim != 1 or t.size == 0 or e.shape != t.shape or e.dtype != bool:
+        raise ValueError("times and events must be a non-empty vector and a boolean vector of "
+                         "the same length")
+    g = np.atleast_1d(np.asarray(grid, dtype=float))
+    hits = np.array([np.count_nonzero(e & (t <= n)) for n in g], dtype=np.int64)
+    bounds = np.array([clopper_pearson(int(h), t.size, level) for h in hits]).reshape(-1, 2)
+    return hits / t.size, bounds[:, 0], bounds[:, 1]
 
 
 def empirical_percentile(value: float, sample: ArrayLike) -> float:

@@ -163,6 +163,21 @@ def test_heterogeneous_setting_draws_in_the_released_ranges():
         heterogeneous_setting(1, k=1)
 
 
+def test_share_by_counts_events_up_to_each_time_with_exact_intervals():
+    from bai_lib.stats import clopper_pearson, share_by
+
+    times = np.array([5, 10, 10, 40, 100, 100])
+    events = np.array([True, True, False, True, True, False])   # two censored at 10 and 100
+    share, lo, hi = share_by(times, events, [1, 10, 50, 1000])
+    np.testing.assert_allclose(share, [0, 2 / 6, 3 / 6, 4 / 6])
+    assert (lo[2], hi[2]) == pytest.approx(clopper_pearson(3, 6))
+    assert np.all(lo <= share) and np.all(share <= hi)
+    with pytest.raises(ValueError, match="times and events"):
+        share_by(times, events.astype(int), [1])
+    with pytest.raises(ValueError, match="times and events"):
+        share_by([], np.zeros(0, bool), [1])
+
+
 def test_paired_errors_is_mcnemars_exact_test():
     from scipy.stats import binomtest
 

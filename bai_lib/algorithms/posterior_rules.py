@@ -159,10 +159,10 @@ def posterior_ask_tell(fam: NamedTuple, normal: bool, state: np.ndarray, prior_a
     """The engine of :class:`PosteriorRule` (:mod:`bai_lib.algorithms.ask_tell` describes the
     engines): every pull is allocated from the current posterior (:func:`allocate`) and updates
     it (:func:`posterior_update`: ``Beta(A_i, B_i)``, or with ``normal`` ``N(A_i, B_i)``, mean
-    and variance, with the noise variances ``sigma²``); at a look (after a log entry whose ``looks`` flag is set, and in the simulate mode when
-    ``t ≥ 1`` is a look of ``schedule``, :func:`~bai_lib.algorithms.ask_tell.look_schedule`)
-    the rule's summary is checked; ``max_samples``
-    censors at any step, recommending the arm of largest posterior mean. A plan draws the next
+    and variance, with the noise variances ``sigma²``); at a look (after a log entry whose
+    ``looks`` flag is set, and in the simulate mode when ``t ≥ 1`` is a look of ``schedule``,
+    :func:`~bai_lib.algorithms.ask_tell.look_schedule`) the rule's summary is checked;
+    ``max_samples`` censors at any step, recommending the arm of largest posterior mean. A plan draws the next
     ``n_more`` arms from the current posterior without updating it: the fixed weights a
     platform serves a batch with. Rewards come from the run's normal stream as in the
     simulators (:func:`bai_lib.families.family.draw`)."""
