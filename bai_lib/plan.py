@@ -314,5 +314,9 @@ class RunPlan:
                     f"{n_runs * tie:.3g} of the {n_runs:,} runs are expected to be censored "
                     f"there", CensoringWarning, stacklevel=3)
         look_every = V.integer(look_every, "look_every", 1, MAX_SAMPLES_LIMIT)
+        if spec.simulates_in_law() and (look_every > 1 or look_at is not None):
+            raise ValueError(f"look_every/look_at: {spec.label} is simulated by blocks, which "
+                             f"check the stop at every round; batched looks run sample by "
+                             f"sample (method='samples')")
         return cls(spec, prior, sig, levels, n_runs, seed, first_run, max_samples, means, rewards,
                    look_every, look_counts(look_at, look_every))

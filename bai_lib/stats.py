@@ -7,6 +7,7 @@ Every confidence interval, test and estimator the chapters report is computed he
   stopping times and :func:`normal_interval` for an estimate with its standard error (normal
   approximation);
 - tests and ranks: :func:`error_counts_fisher_p` (Fisher's exact test of two error counts),
+  :func:`same_law` (two sets of runs from one law: Kolmogorov–Smirnov and χ² tests),
   :func:`empirical_percentile` (mid-rank percentile of a published value among our sets);
 - estimators on runs: :func:`top_two_gap`, :func:`ccdf`, :func:`running_mean`,
   :func:`hill_tail_index` (Hill's tail index), :func:`loglog_slope` (power laws).
@@ -17,6 +18,7 @@ It depends on numpy, scipy and the input checks only, so every other module may 
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -32,6 +34,7 @@ __all__ = [
     "mean_ci",
     "error_counts_fisher_p",
     "paired_errors",
+    "same_law",
     "share_by",
     "empirical_percentile",
     "top_two_gap",
@@ -119,6 +122,36 @@ def paired_errors(wrong_a: ArrayLike, wrong_b: ArrayLike) -> tuple[int, int, flo
     n = only_a + only_b
     p = 1.0 if n == 0 else float(stats.binomtest(only_a, n, 0.5).pvalue)
     return only_a, only_b, p
+
+
+def same_law(times_a: ArrayLike, times_b: ArrayLike,
+             categories: Optional[dict[str, tuple]] = None) -> dict[str, float]:
+    """p-values of the tests that two sets of independent runs come from one law.
+
+    ``"stopping_time"``: the two-sample Kolmogorov–Smirnov test on ``times_a`` and ``times_b``
+    (for integer times with ties the test is conservative: its p-values are too large, never too
+    small). For each ``name: (labels_a, labels_b)`` of ``categories`` (stop reasons, recommended
+    arms, errors): Pearson's χ² test of homogeneity of the two samples' label frequencies, over
+    the labels either sample shows (1 when both show one label only).
+    """
+    a = V.reals(times_a, "times_a")
+    b = V.reals(times_b, "times_b")
+    if a.ndim != 1 or b.ndim != 1 or a.size < 2 or b.size < 2:
+        raise ValueError("times_a and times_b must be vectors of at least two runs")
+    out = {"stopping_time": float(stats.ks_2samp(a, b).pvalue)}
+    for name, (la, lb) in (categories or {}).items():
+        la, lb = np.asarray(la), np.asarray(lb)
+        if la.shape != a.shape or lb.shape != b.shape:
+            raise ValueError(f"categories[{name!r}]: one label per run, got {la.shape[0]} and "
+                             f"{lb.shape[0]} labels for {a.size} and {b.size} runs")
+        labels = np.union1d(la, lb)
+        if labels.size < 2:
+            out[name] = 1.0
+            continue
+        table = np.array([[np.count_nonzero(la == v) for v in labels],
+                          [np.count_nonzero(lb == v) for v in labels]])
+        out[name] = float(stats.chi2_contingency(table, correction=False)[1])
+    return out
 
 
 def share_by(times: ArrayLike, events: ArrayLike, grid: ArrayLike,

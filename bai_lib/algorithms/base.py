@@ -328,6 +328,12 @@ class Algorithm:
         n = counts[sampled]
         return sampled[n == n.min()].tolist()
 
+    def simulates_in_law(self) -> bool:
+        """Whether :func:`bai_lib.simulate` runs this specification in law, by blocks of rounds
+        (:mod:`bai_lib.algorithms.skip_ahead`), rather than sample by sample: such runs check
+        the stop at every round and take no batched looks."""
+        return False
+
     def two_arm_walk(self) -> Optional["Algorithm"]:
         """A specification with the same law on two arms with a common noise level that is
         cheaper to simulate, or ``None``."""

@@ -22,6 +22,7 @@ from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .ask_tell import elimination_ask_tell, evaluate_round
 from .base import Algorithm, Binding, gap_cost, indifference_guarantee, one_level
+from .skip_ahead import DEFAULT_TOLERANCE, METHODS, elimination_blocks_run
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run", "WIDTHS"]
@@ -349,12 +350,25 @@ class Elimination(Algorithm):
         probability bound, so Algorithm 1's argument for PoE ≤ δ holds for either; for Bernoulli
         arms the KL intervals are never wider and much narrower for means near 0 or 1. Poisson
         rewards are not sub-Gaussian and take ``"kl"`` only.
+    method : {"samples", "blocks"}
+        How runs are simulated: one reward at a time
+        (:func:`~bai_lib.algorithms.elimination.elimination_run`, the default and
+        the reference), or in law by blocks of rounds
+        (:func:`~bai_lib.algorithms.skip_ahead.elimination_blocks_run`: Gaussian rewards with a
+        common noise level and ``widths="subgaussian"`` only; the cost of a run grows like the
+        logarithm of its length). Runs by blocks check the stop at every round, so they take no
+        batched looks.
+    tolerance : float
+        With ``method="blocks"``, the bound on the total variation distance between the law of
+        a run's result and the per-sample law (default ``1e-12``).
     """
 
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
     recommend: str = "uniform"
     widths: str = "subgaussian"
+    method: str = "samples"
+    tolerance: float = DEFAULT_TOLERANCE
 
     name: ClassVar[str] = "elimination"
     short_label: ClassVar[str] = "Alg. 1 (elimination)"
@@ -372,6 +386,19 @@ class Elimination(Algorithm):
             object.__setattr__(self, "delta0_factor", V.positive(self.delta0_factor, "delta0_factor"))
         V.choice(self.recommend, ("uniform", "empirical_best"), "recommend")
         V.choice(self.widths, WIDTHS, "widths")
+        V.choice(self.method, METHODS, "method")
+        tol = V.positive(self.tolerance, "tolerance")
+        if not tol < 1.0:
+            raise ValueError(f"tolerance must be in (0, 1), got {tol!r}")
+        object.__setattr__(self, "tolerance", tol)
+        if self.method == "samples" and tol != DEFAULT_TOLERANCE:
+            raise ValueError("tolerance applies to method='blocks' only")
+        if self.method == "blocks" and self.widths != "subgaussian":
+            raise ValueError(f"widths must be 'subgaussian' with method='blocks', got "
+                             f"{self.widths!r}")
+
+    def simulates_in_law(self) -> bool:
+        return self.method == "blocks"
 
     def uses_prior(self) -> bool:
         return self.delta0 is None
@@ -414,11 +441,13 @@ class Elimination(Algorithm):
         return indifference_guarantee(self, prior, delta, True, "Theorem 6 of the paper")
 
     def two_arm_walk(self) -> Optional["TwoArmElimination"]:
-        usable = self.recommend == "uniform" and self.widths == "subgaussian"
+        usable = (self.recommend == "uniform" and self.widths == "subgaussian"
+                  and self.method == "samples")
         return TwoArmElimination.of(self) if usable else None
 
     def can_trace(self) -> bool:
-        return self.recommend == "uniform" and self.widths == "subgaussian"
+        return (self.recommend == "uniform" and self.widths == "subgaussian"
+                and self.method == "samples")
 
     def _bind(self, prior, noise_stds, deltas, max_samples, rewards) -> Binding:
         """For Bernoulli rewards the widths use ``noise_stds`` as sub-Gaussian parameters
@@ -434,9 +463,22 @@ class Elimination(Algorithm):
         sig = noise_stds
         log_const = conf_log_const(delta, sig.size)
 
-        def call(state, mu, max_samples, cancel):
-            return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all, best,
-                                   False, fam, kl_widths, cancel)
+        if self.method == "blocks":
+            if rewards != "gaussian":
+                raise ValueError(f"rewards={rewards!r}: method='blocks' simulates Gaussian "
+                                 f"rewards only")
+            if not np.all(sig == sig[0]):
+                raise ValueError(f"noise_stds: method='blocks' needs a common noise level, got "
+                                 f"{sig.tolist()}")
+            sigma, tol = float(sig[0]), self.tolerance
+
+            def call(state, mu, max_samples, cancel):
+                return elimination_blocks_run(state, mu, sigma, log_const, d0, max_samples,
+                                              pull_all, best, tol, fam, cancel)
+        else:
+            def call(state, mu, max_samples, cancel):
+                return elimination_run(state, mu, sig, log_const, d0, max_samples, pull_all,
+                                       best, False, fam, kl_widths, cancel)
 
         def ask_tell(state, arms, xs, looks, mode, n_more, schedule, mu, *out,
                      max_samples=max_samples):
@@ -494,6 +536,9 @@ class TwoArmElimination(Elimination):
         if self.widths != "subgaussian":
             raise ValueError(f"widths must be 'subgaussian' for the two-arm walk, got "
                              f"{self.widths!r}")
+        if self.method != "samples":
+            raise ValueError(f"method must be 'samples' for the two-arm walk, got "
+                             f"{self.method!r}")
 
     @classmethod
     def of(cls, spec: Elimination) -> "TwoArmElimination":
