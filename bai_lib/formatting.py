@@ -38,7 +38,8 @@ def _finite(x, name="value"):
 
 def count(x: float) -> str:
     """A count or a number of samples: ``12,352`` below one million, ``1.13 million`` above
-    (up to ``trillion``; ``1,810 trillion`` beyond, never e-notation).
+    (up to ``trillion``; ``1,810 trillion`` beyond, and from ``10¹⁸`` on a power of ten,
+    ``1.56 × 10¹⁹``; never e-notation).
 
     Non-integers below one million keep three significant digits (``1,235.6`` → ``1,236``);
     ``nan`` gives ``"–"``.
@@ -47,6 +48,12 @@ def count(x: float) -> str:
     if v is None:
         return "–"
     a = abs(v)
+    if a >= 1e18:
+        exponent = int(math.floor(math.log10(a)))
+        mantissa = round(v / 10.0**exponent, 2)
+        if abs(mantissa) >= 10:  # rounding carried into the next power
+            mantissa, exponent = mantissa / 10, exponent + 1
+        return f"{mantissa:.2f} × 10{str(exponent).translate(_SUPERSCRIPT)}"
     for scale, word in _SUFFIX:
         if a >= scale:
             return f"{v / scale:.3g} {word}" if a < 1000 * scale else f"{v / scale:,.0f} {word}"

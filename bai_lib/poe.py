@@ -358,7 +358,7 @@ def importance_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds:
     se = float(values.std(ddof=1) / math.sqrt(n_runs))
     lower, upper = normal_interval(est, se, level)
     return PoEEstimate(est, se, (max(lower, 0.0), upper), level, delta, n_runs,
-                       int(result.stopping_times.sum()), "importance", result.means, weights,
+                       int(result.stopping_times.sum(dtype=object)), "importance", result.means, weights,
                        errors)
 
 
@@ -384,5 +384,5 @@ def plain_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: Arra
     p = n_err / result.n_runs
     return PoEEstimate(p, math.sqrt(p * (1 - p) / result.n_runs),
                        clopper_pearson(n_err, result.n_runs, level), level, result.delta,
-                       result.n_runs, int(result.stopping_times.sum()), "plain", result.means,
+                       result.n_runs, int(result.stopping_times.sum(dtype=object)), "plain", result.means,
                        np.ones(result.n_runs), errors)

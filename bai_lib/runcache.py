@@ -222,6 +222,7 @@ def run_costs(plan: RunPlan, taus: np.ndarray) -> np.ndarray:
     """Samples a run costs to recompute: its stopping time at the smallest ``δ`` when one
     trajectory serves every level, else the sum over levels. Given the per-level wall-clock
     times of the runs instead of ``taus``, the same rule gives their seconds."""
+    taus = taus.astype(np.float64)  # runs by blocks stand for up to 2**62 samples each
     if len(plan.deltas) == 1 or plan.algorithm.one_trajectory:
         return taus.max(axis=0)
     return taus.sum(axis=0)

@@ -20,6 +20,10 @@ def test_count():
     assert "e" not in F.count(123456789012)
     assert F.count(1.8093e12) == "1.81 trillion"
     assert F.count(2.5e16) == "25,000 trillion"
+    assert F.count(9.99e17) == "999,000 trillion"
+    assert F.count(1.5576e19) == "1.56 × 10¹⁹"
+    assert F.count(9.996e18) == "1.00 × 10¹⁹"
+    assert F.number(2**62) == "4.61 × 10¹⁸"
     with pytest.raises(ValueError, match="finite"):
         F.count(math.inf)
 

@@ -108,13 +108,20 @@ def take_pull(fam: NamedTuple, j: int, arm: int, arms: np.ndarray, xs: np.ndarra
 @njit(cache=True, nogil=True)
 def evaluate_round(fam: NamedTuple, S: np.ndarray, n: int, act: np.ndarray, n_act: int,
                    means: np.ndarray, ucb: np.ndarray, sigma: np.ndarray, log_const: float,
-                   kl_widths: bool) -> tuple[int, float, float]:
+                   kl_widths: bool) -> tuple[int, float]:
     """The exact end of round ``n`` of Algorithm 1 (every active arm sampled ``n`` times):
     eliminate every active arm whose upper bound does not exceed the largest lower bound, and
-    return ``(n_act, max_u, max_l)``, the active arms left (first ``n_act`` entries of ``act``)
-    and the largest upper and lower bounds among them. The arm with the largest lower bound is
-    never eliminated. ``means`` and ``ucb`` are work arrays (the means and upper bounds of the
-    active arms on return). See :func:`~bai_lib.algorithms.elimination.elimination_run`."""
+    return ``(n_act, safe_gap)``, the active arms left (first ``n_act`` entries of ``act``) and
+    ``Δ̂_safe``, the largest upper bound minus the largest lower bound among them, for the
+    indifference stop ``Δ̂_safe <= Δ0``. The arm with the largest lower bound is never
+    eliminated. ``means`` and ``ucb`` are work arrays (the means and upper bounds of the active
+    arms on return). See :func:`~bai_lib.algorithms.elimination.elimination_run`.
+
+    With the subgaussian widths ``Δ̂_safe`` is computed as
+    ``max_i (μ̂_i - μ̂_l) + (σ_i + σ_l) c(n)`` over the arms left, ``l`` the arm with the largest
+    lower bound, not as the difference of the rounded bounds, whose rounding error grows with the means (at ``10¹¹`` rounds and means near
+    1 it hid the stop at ``n*``): with a common noise level the maximum is the rounded
+    ``2σ c(n)`` of :func:`~bai_lib.confidence.first_indifference_round` itself."""
     inv_n = 1.0 / n
     max_l = -np.inf
     top_l = act[0]
@@ -137,7 +144,7 @@ def evaluate_round(fam: NamedTuple, S: np.ndarray, n: int, act: np.ndarray, n_ac
             if i == top_l or F.upper_exceeds(fam, means[i], level, max_l):
                 act[kept] = i
                 kept += 1
-        return kept, max_u, max_l
+        return kept, max_u - max_l
     c = conf_factor(float(n), log_const)
     for j in range(n_act):
         i = act[j]
@@ -156,10 +163,11 @@ def evaluate_round(fam: NamedTuple, S: np.ndarray, n: int, act: np.ndarray, n_ac
         if ucb[i] > max_l or i == top_l:
             act[kept] = i
             kept += 1
-    max_u = -np.inf
+    safe_gap = -np.inf
     for j in range(kept):
-        max_u = max(max_u, ucb[act[j]])
-    return kept, max_u, max_l
+        i = act[j]
+        safe_gap = max(safe_gap, (means[i] - means[top_l]) + (sigma[i] + sigma[top_l]) * c)
+    return kept, safe_gap
 
 
 @njit(cache=True, nogil=True)
@@ -263,11 +271,11 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
         in_round = 0
         if pending:
             pending = False
-            n_act, max_u, max_l = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma,
-                                                 log_const, kl_widths)
+            n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma,
+                                             log_const, kl_widths)
             if n_act == 1:
                 return STOP_SINGLE_ARM, act[0], t, n_out, -1
-            if max_u - max_l <= delta0:
+            if safe_gap <= delta0:
                 if recommend_best:
                     best = argmax(S) if pull_all else _active_best(means, act, n_act)
                     return STOP_INDIFFERENCE, best, t, n_out, -1

@@ -230,7 +230,8 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 ucb[i] = hi
                 max_l = max(max_l, lo)
                 max_u = max(max_u, hi)
-            if max_u - max_l > delta0:
+            # the rounded bounds' difference errs by up to a few ulps of the bounds themselves
+            if max_u - max_l > delta0 + 1e-15 * (abs(max_u) + abs(max_l)):
                 maybe = False
                 for j in range(n_act):
                     if ucb[act[j]] <= max_l:
@@ -239,11 +240,11 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 if not maybe:
                     continue
         # Exact evaluation of the round.
-        n_act, max_u, max_l = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma, log_const,
-                                             kl_widths)
+        n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma, log_const,
+                                         kl_widths)
         if n_act == 1:
             return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        if max_u - max_l <= delta0:
+        if safe_gap <= delta0:
             if recommend_best:
                 if pull_all:
                     best = argmax(S)

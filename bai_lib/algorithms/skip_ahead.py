@@ -34,11 +34,12 @@ differ only on that event, so the law of ``(τ, recommendation, stop reason)`` i
 per-sample kernel's floating-point comparisons (about ``10⁻¹⁶`` of the means) cannot fire a check
 the bound has ruled out.
 
-Rounds from ``n* - 1`` on are evaluated one by one. Before that, the indifference stop cannot
-fire in exact arithmetic; the kernels' rounded test, the difference of two rounded bounds, can
-fire a few rounds before ``n*`` when ``c`` changes by less than a rounding error per round (runs
-of ``10¹⁵`` rounds), which the blocks reproduce only at ``n* - 1``: a difference of a few rounds in
-``10¹⁵``.
+The indifference stop needs no bound: the exact test at a round is the rounded ``2σ c(n) <= Δ0``
+(:func:`~bai_lib.algorithms.ask_tell.evaluate_round`), and rounds are evaluated one by one from
+the last round at which ``2σ c(n)`` exceeds ``Δ0`` by less than a relative ``10⁻¹³`` (a few
+hundred rounds before ``n*`` at ``10¹⁵`` rounds, where ``c`` changes by ``10⁻¹⁶`` of itself per
+round and its rounding may make it go up and down), so no round at which the test could pass is
+skipped.
 
 The stream of random numbers is not the per-sample kernel's (single runs differ for the same
 seed), but each run depends only on its generator state, so results do not depend on threads or
@@ -145,7 +146,9 @@ def _quiet_round(S: np.ndarray, n: int, act: np.ndarray, n_act: int, width: floa
     """Whether round ``n`` can neither eliminate nor stop, by the per-sample kernel's own test
     with a width ``width = σ c_lo`` at most ``σ c(n)`` (see
     :func:`~bai_lib.algorithms.elimination.elimination_run`, ``check_every_round``): rounded
-    ``m ± width`` move monotonically with the width, so the exact round decides the same."""
+    ``m ± width`` move monotonically with the width, so the exact round decides the same (the
+    difference of the rounded bounds, which errs by a few of their ulps, is checked with that
+    margin against the exact round's ``Δ̂_safe``)."""
     inv_n = 1.0 / n
     max_l = -np.inf
     min_u = np.inf
@@ -155,7 +158,7 @@ def _quiet_round(S: np.ndarray, n: int, act: np.ndarray, n_act: int, width: floa
         max_l = max(max_l, m - width)
         min_u = min(min_u, m + width)
         max_u = max(max_u, m + width)
-    return min_u > max_l and max_u - max_l > delta0
+    return min_u > max_l and max_u - max_l > delta0 + 1e-15 * (abs(max_u) + abs(max_l))
 
 
 @njit(cache=True, nogil=True)
@@ -199,6 +202,10 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
     n_star = first_indifference_round(two_sigma, log_const, delta0)
     if n_star < 0:
         n_star = np.int64(2) ** 62
+    # from n_one on, rounds are evaluated one by one: before it 2σ c(n) exceeds Δ0 by more than
+    # a relative 1e-13, far beyond the few ulps by which the rounded c(n) may go up and down
+    n_one = first_indifference_round(two_sigma * (1.0 - 1e-13), log_const, delta0)
+    n_one = n_star if n_one < 0 else min(n_one, n_star) - 1
     rate = tolerance / float(max(1, min(n_star, max_samples // 2)))
     S = np.zeros(k)
     means = np.zeros(k)
@@ -227,8 +234,8 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
                         best = act[j]
                 return t, np.int64(best), True, STOP_CENSORED
             # blocks of GROWTH times the rounds so far; rounds n* - 1 and on one by one
-            length = (np.int64(1) if n + 1 >= n_star
-                      else min(max(GROWTH * n, np.int64(1)), n_star - 1 - n))
+            length = (np.int64(1) if n + 1 >= n_one
+                      else min(max(GROWTH * n, np.int64(1)), n_one - n))
             _push(sums, ends, chords, 0, S, S, n, n + min(length, room), mu, sigma, pull_all,
                   act, n_act, two_sigma, log_const, state)
             depth = 1
@@ -248,17 +255,17 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
             S[i] = sums[top, i]
         b_now = chords[top]
         depth = top
-        if n < n_star - 1:
+        if n < n_one:
             if n > width_end:
                 width_end = n + max(8, n >> 5)
                 width_lo = sigma * conf_factor(float(width_end), log_const) * (1.0 - 1e-12)
             if _quiet_round(S, n, act, n_act, width_lo, delta0):
                 continue
-        n_act, max_u, max_l = evaluate_round(fam, S, n, act, n_act, means, ucb, sig, log_const,
-                                             False)
+        n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sig, log_const,
+                                         False)
         if n_act == 1:
             return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        if max_u - max_l <= delta0:
+        if safe_gap <= delta0:
             if recommend_best:
                 if pull_all:
                     best = argmax(S)
