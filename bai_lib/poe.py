@@ -16,6 +16,11 @@ run ``r``. The average is unbiased for the PoE whatever the proposal's parameter
 change its variance), and its standard error comes from the same runs. :func:`plain_poe` is
 the plain Monte Carlo estimate it is compared with.
 
+On two arms with a common noise level, Algorithm 1's runs depend on the instance only through
+the gap, and :func:`gap_average` integrates the mean stopping time and the PoE over the prior's
+gap instead (runs at a grid of gaps, the trapezoid rule): near ties are on the grid by
+construction, so the mean stopping time is measured as well as the PoE.
+
 Two exact variance reductions are used where they apply:
 
 * at an indifference stop of Algorithm 1 on two arms, both arms are active and the
@@ -44,7 +49,8 @@ from .priors import GaussianPrior, check_prior
 from .simulation import simulate
 from .stats import clopper_pearson, normal_interval
 
-__all__ = ["NearTieProposal", "PoEEstimate", "importance_poe", "plain_poe"]
+__all__ = ["NearTieProposal", "PoEEstimate", "importance_poe", "plain_poe", "GapAverage",
+           "gap_average"]
 
 #: Default ``half_width`` of the proposal for Algorithm 1, in units of its ``Δ0``.
 HALF_WIDTH_FACTOR = 1.2
@@ -386,3 +392,140 @@ def plain_poe(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: Arra
                        clopper_pearson(n_err, result.n_runs, level), level, result.delta,
                        result.n_runs, int(result.stopping_times.sum(dtype=object)), "plain", result.means,
                        np.ones(result.n_runs), errors)
+
+
+@dataclass(frozen=True)
+class GapAverage:
+    """The prior averages of a two-arm run's stopping time and error, integrated over the gap.
+
+    Attributes
+    ----------
+    delta : float
+        The confidence level ``δ`` the algorithm ran at.
+    mean_tau, mean_tau_se : float
+        ``E[τ]`` under the prior, and the standard error of the simulation (the quadrature's own
+        error is not in it).
+    poe, poe_se : float
+        The probability of error, and its standard error.
+    level : float
+        Confidence level of ``mean_tau_ci`` and ``poe_ci``.
+    gaps : ndarray
+        The gaps ``u`` of the grid (better arm minus worse), increasing.
+    tau_by_gap, error_by_gap : ndarray
+        The mean stopping time and error of the runs at each gap.
+    runs : int
+        Simulated runs (``runs_per_gap`` per gap).
+    samples : int
+        The samples the runs stand for (their stopping times added up).
+    """
+
+    delta: float
+    mean_tau: float
+    mean_tau_se: float
+    poe: float
+    poe_se: float
+    level: float
+    gaps: np.ndarray = field(repr=False, compare=False)
+    tau_by_gap: np.ndarray = field(repr=False, compare=False)
+    error_by_gap: np.ndarray = field(repr=False, compare=False)
+    runs: int = 0
+    samples: int = 0
+
+    @property
+    def mean_tau_ci(self) -> tuple[float, float]:
+        """Normal interval of ``E[τ]`` at the confidence level ``level``."""
+        return normal_interval(self.mean_tau, self.mean_tau_se, self.level)
+
+    @property
+    def poe_ci(self) -> tuple[float, float]:
+        """Normal interval of the PoE at the confidence level ``level`` (lower end at least 0)."""
+        lo, hi = normal_interval(self.poe, self.poe_se, self.level)
+        return max(lo, 0.0), hi
+
+
+def gap_average(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: ArrayLike,
+                delta: float, seed: int, *, runs_per_gap: int = 500, step: float = 0.05,
+                lowest: float = 1e-3, level: float = 0.95, n_threads: Optional[int] = None,
+                progress: Optional[bool] = None) -> GapAverage:
+    """``E[τ]`` and the PoE of a two-arm algorithm whose runs depend on the instance only
+    through its gap, as an integral over the gap.
+
+    On two Gaussian arms with a common noise level, a translation-invariant algorithm
+    (:meth:`~bai_lib.algorithms.Algorithm.translation_invariant`: Algorithm 1 and NoElim) that
+    treats both arms alike has a run law that depends on ``μ`` only through ``u = |μ_1 - μ_2|``:
+    ``E[τ | μ] = f(u)`` and ``P(error | μ) = e(u)``. Under the prior the gap ``μ_1 - μ_2`` is
+    ``N(m_1 - m_2, s_1² + s_2²)``, so ``E[τ] = ∫ f(u) p(u) du`` with ``p`` the density of ``|gap|``,
+    and the same for the PoE. The integral is taken over ``x = log(u/Δ0)`` by the trapezoid rule,
+    with ``runs_per_gap`` runs at each of the gaps ``Δ0 e^x``, ``x`` from ``log(lowest)`` to the
+    gap ``|m_1 - m_2| + 8 sqrt(s_1² + s_2²)`` in steps of ``step``; below the first gap, ``f`` and ``e``
+    are taken to be their values there (every such run ends at the indifference round with a coin
+    flip) and weighted by the prior mass below it. Errors at an indifference stop count ``1/2``
+    when the recommendation there is a fair coin (as in :func:`importance_poe`).
+
+    Every stopping time matters, the longest most: run it with runs simulated in law
+    (``method="blocks"``), whose cost does not grow with ``n*``. No run is censored
+    (``max_samples`` is ``k n*``).
+
+    Parameters
+    ----------
+    algorithm, prior, noise_stds, delta, seed
+        As in :func:`bai_lib.simulate`; two arms and a common noise level.
+    runs_per_gap : int
+        Runs at each gap of the grid.
+    step : float
+        Spacing of the grid in ``log(u/Δ0)``.
+    lowest : float
+        The smallest gap of the grid, in units of ``Δ0``.
+    level : float
+        Confidence level of the intervals.
+    n_threads, progress
+        As in :func:`bai_lib.simulate`.
+    """
+    spec = resolve(algorithm)
+    check_prior(prior)
+    delta = V.confidence_level(delta)
+    if prior.k != 2:
+        raise ValueError(f"prior: gap_average needs two arms, got k = {prior.k}")
+    sigma = V.noise_stds(noise_stds, 2)
+    if sigma[0] != sigma[1]:
+        raise ValueError(f"noise_stds: gap_average needs a common noise level, got "
+                         f"{sigma.tolist()}")
+    if not spec.translation_invariant():
+        raise ValueError(f"algorithm: {spec.label} does not depend on the means through their "
+                         f"gap only; gap_average needs a translation-invariant algorithm")
+    runs_per_gap = V.integer(runs_per_gap, "runs_per_gap", 2)
+    step = V.positive(step, "step")
+    lowest = V.positive(lowest, "lowest")
+    level = V.open_unit(level, "level")
+    d0 = spec.resolve_delta0(prior, delta)
+    centre = float(prior.means[0] - prior.means[1])
+    spread = math.hypot(float(prior.stds[0]), float(prior.stds[1]))
+    top = math.log((abs(centre) + 8.0 * spread) / d0)
+    if not top > math.log(lowest):
+        raise ValueError(f"lowest: {lowest:g} Δ0 is beyond the prior's gaps")
+    xs = np.linspace(math.log(lowest), top, int(math.ceil((top - math.log(lowest)) / step)) + 1)
+    gaps = d0 * np.exp(xs)
+    means = np.repeat(np.column_stack([gaps, np.zeros_like(gaps)]), runs_per_gap, axis=0)
+    result = simulate(spec, prior, sigma, delta, means.shape[0], seed, means=means,
+                      max_samples=spec.max_stopping_time(prior, sigma, delta),
+                      n_threads=n_threads, progress=progress)
+    errors = _run_errors(result, spec.coin_at_indifference(2)).reshape(gaps.size, runs_per_gap)
+    taus = result.stopping_times.astype(np.float64).reshape(gaps.size, runs_per_gap)
+    density = (norm.pdf(gaps, centre, spread) + norm.pdf(-gaps, centre, spread)) * gaps
+    trapezoid = np.full(xs.size, xs[1] - xs[0])
+    trapezoid[[0, -1]] *= 0.5
+    weights = density * trapezoid
+    below = float(norm.cdf(gaps[0], centre, spread) - norm.cdf(-gaps[0], centre, spread))
+
+    def integral(values):
+        means_j = values.mean(axis=1)
+        var_j = values.var(axis=1, ddof=1) / runs_per_gap
+        est = float(weights @ means_j + below * means_j[0])
+        w = weights.copy()
+        w[0] += below
+        return est, float(math.sqrt(w**2 @ var_j)), means_j
+
+    mean_tau, tau_se, tau_j = integral(taus)
+    poe, poe_se, err_j = integral(errors)
+    return GapAverage(delta, mean_tau, tau_se, poe, poe_se, level, gaps, tau_j, err_j,
+                      int(means.shape[0]), int(result.stopping_times.sum(dtype=object)))

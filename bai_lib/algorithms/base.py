@@ -328,6 +328,12 @@ class Algorithm:
         n = counts[sampled]
         return sampled[n == n.min()].tolist()
 
+    def translation_invariant(self) -> bool:
+        """Whether, on Gaussian arms, the law of a run is unchanged when every arm mean is
+        shifted by the same amount (its decisions depend on differences of sums only), as
+        :func:`bai_lib.poe.gap_average` needs."""
+        return False
+
     def simulates_in_law(self) -> bool:
         """Whether :func:`bai_lib.simulate` runs this specification in law, by blocks of rounds
         (:mod:`bai_lib.algorithms.skip_ahead`), rather than sample by sample: such runs check

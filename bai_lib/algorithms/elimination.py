@@ -401,6 +401,11 @@ class Elimination(Algorithm):
     def simulates_in_law(self) -> bool:
         return self.method == "blocks"
 
+    def translation_invariant(self) -> bool:
+        """With the subgaussian widths: eliminations compare differences of sums, and with a
+        common noise level the indifference stop depends on the round alone."""
+        return self.widths == "subgaussian"
+
     def uses_prior(self) -> bool:
         return self.delta0 is None
 
