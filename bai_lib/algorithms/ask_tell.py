@@ -47,7 +47,7 @@ from ..families import family as F
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
                        STOP_SINGLE_ARM, argmax, refill)
 
-__all__ = ["elimination_ask_tell", "evaluate_round", "buffer_position", "take_pull",
+__all__ = ["elimination_ask_tell", "evaluate_round", "decide_round", "active_best", "buffer_position", "take_pull",
            "empirical_leader", "look_schedule", "scheduled_look", "RUNNING", "PLAN", "SIMULATE"]
 
 #: The code of a run that has not stopped.
@@ -171,7 +171,7 @@ def evaluate_round(fam: NamedTuple, S: np.ndarray, n: int, act: np.ndarray, n_ac
 
 
 @njit(cache=True, nogil=True)
-def _active_best(values, act, n_act):
+def active_best(values: np.ndarray, act: np.ndarray, n_act: int) -> int:
     """The active arm with the largest of ``values`` (the first on ties): of the sums at the end
     of a round, where every active arm has the same count, the empirical best, as the kernel
     finds it."""
@@ -180,6 +180,31 @@ def _active_best(values, act, n_act):
         if values[act[j]] > values[best]:
             best = act[j]
     return best
+
+
+@njit(cache=True, nogil=True)
+def decide_round(fam: NamedTuple, state: np.ndarray, S: np.ndarray, n: int, act: np.ndarray,
+                 n_act: int, means: np.ndarray, ucb: np.ndarray, sigma: np.ndarray,
+                 log_const: float, kl_widths: bool, delta0: float, pull_all: bool,
+                 recommend_best: bool) -> tuple[int, int, int]:
+    """Round ``n`` of Algorithm 1 evaluated exactly (:func:`evaluate_round`) and its decision:
+    ``(n_act, code, recommendation)``, with ``code`` :data:`RUNNING`, or
+    :data:`~bai_lib.kernels.STOP_SINGLE_ARM` (the arm left), or
+    :data:`~bai_lib.kernels.STOP_INDIFFERENCE` when ``Δ̂_safe <= Δ0``: a uniformly drawn active
+    arm (one uniform from ``state``), or with ``recommend_best`` the empirical best among the
+    arms sampled in the round (every arm with ``pull_all``)."""
+    n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma, log_const,
+                                     kl_widths)
+    if n_act == 1:
+        return n_act, STOP_SINGLE_ARM, act[0]
+    if safe_gap > delta0:
+        return n_act, RUNNING, -1
+    if recommend_best:
+        return n_act, STOP_INDIFFERENCE, argmax(S) if pull_all else active_best(means, act, n_act)
+    pick = np.intp(uniform(state) * n_act)
+    if pick >= n_act:
+        pick = n_act - 1
+    return n_act, STOP_INDIFFERENCE, act[pick]
 
 
 @njit(cache=True, nogil=True)
@@ -271,20 +296,13 @@ def elimination_ask_tell(fam: NamedTuple, state: np.ndarray, sigma: np.ndarray,
         in_round = 0
         if pending:
             pending = False
-            n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma,
-                                             log_const, kl_widths)
-            if n_act == 1:
-                return STOP_SINGLE_ARM, act[0], t, n_out, -1
-            if safe_gap <= delta0:
-                if recommend_best:
-                    best = argmax(S) if pull_all else _active_best(means, act, n_act)
-                    return STOP_INDIFFERENCE, best, t, n_out, -1
-                pick = np.intp(uniform(state) * n_act)
-                if pick >= n_act:
-                    pick = n_act - 1
-                return STOP_INDIFFERENCE, act[pick], t, n_out, -1
+            n_act, code, rec = decide_round(fam, state, S, n, act, n_act, means, ucb, sigma,
+                                            log_const, kl_widths, delta0, pull_all,
+                                            recommend_best)
+            if code != RUNNING:
+                return code, rec, t, n_out, -1
         if t + (k if pull_all else n_act) > max_samples:
-            return STOP_CENSORED, _active_best(S, act, n_act), t, n_out, -1
+            return STOP_CENSORED, active_best(S, act, n_act), t, n_out, -1
     if mode == SIMULATE:
         return RUNNING, empirical_leader(S, N, act, n_act), t, n_out, -1
     # plan: the rest of the round, then whole rounds of the same arms (no elimination can

@@ -15,12 +15,12 @@ from .._rng import uniform
 from ..confidence import (conf_factor, conf_level, conf_log_const, first_indifference_round,
                           stopping_time_cap)
 from ..kernels import (NORMAL_BUFFER, STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED,
-                       STOP_SINGLE_ARM, argmax, refill)
+                       STOP_SINGLE_ARM, refill)
 from ..families import family as F
 from ..families import family_bundle, model_of_prior
 from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
-from .ask_tell import elimination_ask_tell, evaluate_round
+from .ask_tell import RUNNING, active_best, decide_round, elimination_ask_tell
 from .base import Algorithm, Binding, gap_cost, indifference_guarantee, one_level
 from .skip_ahead import DEFAULT_TOLERANCE, METHODS, elimination_blocks_run
 
@@ -182,12 +182,7 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
     while True:
         pulls = k if pull_all else n_act
         if t + pulls > max_samples:
-            best = act[0]
-            if n > 0:
-                for j in range(1, n_act):
-                    if S[act[j]] > S[best]:
-                        best = act[j]
-            return t, np.int64(best), True, STOP_CENSORED
+            return t, np.int64(active_best(S, act, n_act)), True, STOP_CENSORED
         if pos + pulls > buf.size:
             if not refill(state, buf, cancel):
                 return t, np.int64(-1), True, STOP_INTERRUPTED
@@ -240,24 +235,10 @@ def elimination_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, log_co
                 if not maybe:
                     continue
         # Exact evaluation of the round.
-        n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sigma, log_const,
-                                         kl_widths)
-        if n_act == 1:
-            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        if safe_gap <= delta0:
-            if recommend_best:
-                if pull_all:
-                    best = argmax(S)
-                else:
-                    best = act[0]
-                    for j in range(1, n_act):
-                        if means[act[j]] > means[best]:
-                            best = act[j]
-                return t, np.int64(best), False, STOP_INDIFFERENCE
-            pick = np.intp(uniform(state) * n_act)
-            if pick >= n_act:
-                pick = n_act - 1
-            return t, np.int64(act[pick]), False, STOP_INDIFFERENCE
+        n_act, code, rec = decide_round(fam, state, S, n, act, n_act, means, ucb, sigma,
+                                        log_const, kl_widths, delta0, pull_all, recommend_best)
+        if code != RUNNING:
+            return t, np.int64(rec), False, code
 
 
 @njit(cache=True, nogil=True)

@@ -55,11 +55,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._rng import std_normal, uniform
+from .._rng import std_normal
 from ..confidence import conf_factor, first_indifference_round
-from ..kernels import (STOP_CENSORED, STOP_INDIFFERENCE, STOP_INTERRUPTED, STOP_SINGLE_ARM,
-                       argmax)
-from .ask_tell import evaluate_round
+from ..kernels import STOP_CENSORED, STOP_INTERRUPTED
+from .ask_tell import RUNNING, active_best, decide_round
 
 __all__ = ["bridge_crossing_bound", "elimination_blocks_run", "METHODS", "DEFAULT_TOLERANCE",
            "GROWTH"]
@@ -187,7 +186,7 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
         which misses eliminations (a deliberately wrong simulation, for tests).
     fam : NamedTuple
         The Gaussian family's bundle (:func:`bai_lib.families.family_bundle`), for the exact
-        evaluation of a round (:func:`~bai_lib.algorithms.ask_tell.evaluate_round`).
+        evaluation of a round (:func:`~bai_lib.algorithms.ask_tell.decide_round`).
     cancel : uint8[1]
         The cancellation flag (:func:`bai_lib.kernels.cancel_flag`), read before every block.
 
@@ -228,11 +227,7 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
                 return t, np.int64(-1), True, STOP_INTERRUPTED
             room = (max_samples - t) // pulls
             if room == 0:
-                best = act[0]
-                for j in range(1, n_act):
-                    if S[act[j]] > S[best]:
-                        best = act[j]
-                return t, np.int64(best), True, STOP_CENSORED
+                return t, np.int64(active_best(S, act, n_act)), True, STOP_CENSORED
             # blocks of GROWTH times the rounds so far; rounds n* - 1 and on one by one
             length = (np.int64(1) if n + 1 >= n_one
                       else min(max(GROWTH * n, np.int64(1)), n_one - n))
@@ -261,24 +256,10 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
                 width_lo = sigma * conf_factor(float(width_end), log_const) * (1.0 - 1e-12)
             if _quiet_round(S, n, act, n_act, width_lo, delta0):
                 continue
-        n_act, safe_gap = evaluate_round(fam, S, n, act, n_act, means, ucb, sig, log_const,
-                                         False)
-        if n_act == 1:
-            return t, np.int64(act[0]), False, STOP_SINGLE_ARM
-        if safe_gap <= delta0:
-            if recommend_best:
-                if pull_all:
-                    best = argmax(S)
-                else:
-                    best = act[0]
-                    for j in range(1, n_act):
-                        if means[act[j]] > means[best]:
-                            best = act[j]
-                return t, np.int64(best), False, STOP_INDIFFERENCE
-            pick = np.intp(uniform(state) * n_act)
-            if pick >= n_act:
-                pick = n_act - 1
-            return t, np.int64(act[pick]), False, STOP_INDIFFERENCE
+        n_act, code, rec = decide_round(fam, state, S, n, act, n_act, means, ucb, sig, log_const,
+                                        False, delta0, pull_all, recommend_best)
+        if code != RUNNING:
+            return t, np.int64(rec), False, code
 
 
 @njit(cache=True, nogil=True)
