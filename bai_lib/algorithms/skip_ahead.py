@@ -30,9 +30,9 @@ at most ``N`` rounds, so the probability that a skipped block hid a check is at 
 ``tolerance``. Couple a blocked run with a per-sample run through the same bridge paths: they
 differ only on that event, so the law of ``(τ, recommendation, stop reason)`` is within
 ``tolerance`` in total variation of the per-sample kernel's. The chord is lowered by a relative
-``10⁻⁹`` and by ``10⁻¹⁴`` times the largest mean at the block's ends, so the rounding of the
-per-sample kernel's floating-point comparisons (about ``10⁻¹⁶`` of the means) cannot fire a check
-the bound has ruled out.
+``10⁻⁹`` and by ``10⁻¹⁴`` times the largest mean at the block's ends, a margin for the rounding
+of the per-sample kernel's floating-point comparisons (a few ``10⁻¹⁶`` of the means), which can
+fire an elimination a little below the exact boundary.
 
 The indifference stop needs no bound: the exact test at a round is the rounded ``2σ c(n) <= Δ0``
 (:func:`~bai_lib.algorithms.ask_tell.evaluate_round`), and rounds are evaluated one by one from
