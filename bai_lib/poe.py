@@ -515,15 +515,13 @@ def gap_average(algorithm: Algorithm | str, prior: GaussianPrior, noise_stds: Ar
     trapezoid = np.full(xs.size, xs[1] - xs[0])
     trapezoid[[0, -1]] *= 0.5
     weights = density * trapezoid
-    below = float(norm.cdf(gaps[0], centre, spread) - norm.cdf(-gaps[0], centre, spread))
+    # below the first gap, f and e are taken at the first gap: its weight takes that prior mass
+    weights[0] += float(norm.cdf(gaps[0], centre, spread) - norm.cdf(-gaps[0], centre, spread))
 
     def integral(values):
         means_j = values.mean(axis=1)
         var_j = values.var(axis=1, ddof=1) / runs_per_gap
-        est = float(weights @ means_j + below * means_j[0])
-        w = weights.copy()
-        w[0] += below
-        return est, float(math.sqrt(w**2 @ var_j)), means_j
+        return float(weights @ means_j), float(math.sqrt(weights**2 @ var_j)), means_j
 
     mean_tau, tau_se, tau_j = integral(taus)
     poe, poe_se, err_j = integral(errors)

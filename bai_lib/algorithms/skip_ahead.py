@@ -231,14 +231,14 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
             # blocks of GROWTH times the rounds so far; rounds n* - 1 and on one by one
             length = (np.int64(1) if n + 1 >= n_one
                       else min(max(GROWTH * n, np.int64(1)), n_one - n))
-            _push(sums, ends, chords, 0, S, S, n, n + min(length, room), mu, sigma, pull_all,
-                  act, n_act, two_sigma, log_const, state)
+            _push(sums, ends, chords, 0, S, S, False, n, n + min(length, room), mu, sigma,
+                  pull_all, act, n_act, two_sigma, log_const, state)
             depth = 1
         top = depth - 1
         length = ends[top] - n
         if length > 1 and not _skippable(S, sums[top], b_now, chords[top], act, n_act,
                                          variance * length, rate * length):
-            _push(sums, ends, chords, depth, S, sums[top], n, n + length // 2, mu, sigma,
+            _push(sums, ends, chords, depth, S, sums[top], True, n, n + length // 2, mu, sigma,
                   pull_all, act, n_act, two_sigma, log_const, state)
             depth += 1
             continue
@@ -263,13 +263,13 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
 
 
 @njit(cache=True, nogil=True)
-def _push(sums, ends, chords, depth, S, S_end, n, n_new, mu, sigma, pull_all, act, n_act,
-          two_sigma, log_const, state):
-    """Draw the sums at round ``n_new`` into slot ``depth``: from round ``n`` (sums ``S``) when
-    ``S_end`` is ``S`` (a new block), else on the bridge from ``S`` to ``S_end``, the sums at
-    the pending end ``ends[depth - 1]``; and the lowered boundary there."""
+def _push(sums, ends, chords, depth, S, S_end, bridge, n, n_new, mu, sigma, pull_all, act,
+          n_act, two_sigma, log_const, state):
+    """Draw the sums at round ``n_new`` into slot ``depth``: from round ``n`` (sums ``S``) for a
+    new block, or with ``bridge`` on the bridge from ``S`` to ``S_end``, the sums at the pending
+    end ``ends[depth - 1]``; and the lowered boundary there."""
     k = mu.size
-    if S_end is S:
+    if not bridge:
         step = float(n_new - n)
         sd = sigma * math.sqrt(step)
         for j in range(k if pull_all else n_act):
