@@ -55,6 +55,8 @@ __all__ = [
     "fill_uniform",
     "fill_normal",
     "fill_u64",
+    "coin_word",
+    "coin_ones",
 ]
 
 #: Stream index used to draw the arm means of a run from the prior.
@@ -324,6 +326,46 @@ def _fill_states(key, first_run, out):
             out[j, w] = _mix64(key + counter * _GOLDEN)
         if out[j, 0] == 0 and out[j, 1] == 0 and out[j, 2] == 0 and out[j, 3] == 0:
             out[j, 0] = _GOLDEN  # the fixed point of xoshiro256++ (probability 2**-256)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):
+    # Set bits of a 64-bit word (the SWAR sum of bit fields).
+    x = x - ((x >> _U64_1) & np.uint64(0x5555555555555555))
+    m2 = np.uint64(0x3333333333333333)
+    x = (x & m2) + ((x >> np.uint64(2)) & m2)
+    x = (x + (x >> _U64_4)) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def coin_word(key: int, w: int) -> int:
+    """Word ``w >= 0`` of the SplitMix64 sequence seeded with ``key``: 64 fair coins that can be
+    read in any order (a counter-based stream: each word is the bijective mix of
+    ``key + (w + 1) γ`` with which ``seed_states`` seeds the generator states; ``key`` a
+    ``uint64``)."""
+    return _mix64(key + (np.uint64(w) + _U64_1) * _GOLDEN)
+
+
+@njit(cache=True, nogil=True)
+def coin_ones(key: int, a: int, b: int) -> int:
+    """Number of heads among the coins ``a <= j < b`` of the stream of :func:`coin_word` (coin
+    ``j`` is bit ``j % 64`` of word ``j // 64``): a random-access fair coin sequence, so the
+    heads of any stretch are counted in ``(b - a) / 64`` words."""
+    if b <= a:
+        return 0
+    wa = a >> 6
+    wb = (b - 1) >> 6
+    lo = np.uint64(a & 63)
+    hi = np.uint64(((b - 1) & 63) + 1)  # bits below hi in the last word
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    if wa == wb:
+        mask = (full >> (np.uint64(64) - hi)) & (full << lo)
+        return _popcount(coin_word(key, wa) & mask)
+    total = _popcount(coin_word(key, wa) & (full << lo))
+    for w in range(wa + 1, wb):
+        total += _popcount(coin_word(key, w))
+    return total + _popcount(coin_word(key, wb) & (full >> (np.uint64(64) - hi)))
 
 
 def _key(seed, stream):

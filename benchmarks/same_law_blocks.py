@@ -2,10 +2,11 @@
 
 Usage::
 
-    python benchmarks/same_law_blocks.py [n_runs]
+    python benchmarks/same_law_blocks.py [n_runs] [part of a setting's name]
 
 For each setting (Table 1; Table 2 for Algorithm 1 with both ``Δ0`` conventions and for NoElim
-as released; a fixed near tie, gap ``Δ0``, at the edge of the indifference stop),
+as released; a fixed near tie, gap ``Δ0``, at the edge of the indifference stop; two-arm TTTS
+on Table 1's prior, censored at its default ``10⁹`` samples, and on a near tie, gap 0.02),
 ``n_runs`` runs (default 10⁵) sample by sample (seed 1) and by blocks (seed 2, so the two sets
 are independent) are compared with :func:`bai_lib.stats.same_law`: the two-sample
 Kolmogorov–Smirnov test on the stopping time, χ² tests on the stop reason, the recommended arm
@@ -15,6 +16,7 @@ setting with the CPU seconds of each method, and writes ``results/blocks_same_la
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 
@@ -34,12 +36,13 @@ SETTINGS = [  # (name, specification, prior, delta, fixed means)
     ("Table 2, NoElim as released", B.NoElim(delta0_factor=1, recommend="empirical_best"), H10,
      0.01, None),
     ("near tie (gap Δ0), Algorithm 1", B.Elimination(), H2, 0.1, NEAR_TIE),
+    ("Table 1, TTTS", B.TTTS(), H2, 0.1, None),
+    ("near tie (gap 0.02), TTTS", B.TTTS(), H2, 0.1, [0.0, 0.02]),
 ]
 
 
 def blocks_of(spec):
-    return type(spec)(**{**{f: getattr(spec, f) for f in ("delta0_factor", "recommend")},
-                         "method": "blocks"})
+    return dataclasses.replace(spec, method="blocks")
 
 
 def compare(name, spec, prior, delta, means, n_runs):
@@ -63,16 +66,20 @@ def compare(name, spec, prior, delta, means, n_runs):
     return row
 
 
-def main(n_runs: int = 100_000) -> None:
+def main(n_runs: int = 100_000, only: str = "") -> None:
     B.simulate(B.Elimination(method="blocks"), H2, 1.0, 0.1, 2, 0, progress=False)  # compile
     rows = []
     for setting in SETTINGS:
+        if only not in setting[0]:
+            continue
         row = compare(*setting, n_runs)
         rows.append(row)
         print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in row.items()), flush=True)
-    print("written", write_csv(rows, "results/blocks_same_law.csv"))
+    name = "results/blocks_same_law.csv" if not only else "results/blocks_same_law_part.csv"
+    print("written", write_csv(rows, name))
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000,
+         sys.argv[2] if len(sys.argv) > 2 else "")

@@ -43,7 +43,7 @@ PUBLIC_MODULES = [
     "algorithms.plugin", "algorithms.top_two", "algorithms.ttts", "algorithms.track_and_stop",
     "algorithms.glr", "algorithms.ttts_conjugate", "algorithms.ask_tell", "online", "families",
     "posterior", "algorithms.posterior_rules", "platforms",
-    "algorithms.skip_ahead",
+    "algorithms.skip_ahead", "algorithms.ttts_blocks",
     "families.family", "families.gaussian",
     "families.bernoulli", "families.poisson", "families.expfam",
 ]

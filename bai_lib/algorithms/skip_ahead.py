@@ -5,8 +5,10 @@ Between two rounds at which no check can fire, nothing but the arms' sums matter
 ``n0`` to a round ``n1`` with one draw per arm, and checks that the path between them is unlikely
 to have fired a check with the closed form for a Brownian bridge crossing a line
 (:func:`bridge_crossing_bound`). Where that bound is too large it draws the path's midpoint from
-the bridge (exact) and treats the two halves the same way, down to single rounds, which are
-evaluated as the per-sample kernel evaluates them.
+the bridge (exact) and treats the two halves the same way; a block of at most :data:`LEAF` rounds
+that cannot be skipped is walked round by round on its bridge (each round's sums drawn given the
+previous round's and the block's end, also exact). Single rounds are evaluated as the per-sample
+kernel evaluates them.
 
 The argument, for Algorithm 1 with a common noise level ``σ`` (Section 5 of the paper):
 
@@ -55,13 +57,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._rng import std_normal
+from .._rng import fill_normal
 from ..confidence import conf_factor, first_indifference_round
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED
 from .ask_tell import RUNNING, active_best, decide_round
 
 __all__ = ["bridge_crossing_bound", "elimination_blocks_run", "METHODS", "DEFAULT_TOLERANCE",
-           "GROWTH"]
+           "GROWTH", "LEAF"]
 
 #: The ways a specification's runs are simulated, ``"samples"`` (one reward at a time, the
 #: reference) and ``"blocks"`` (in law, by blocks of rounds, this module).
@@ -74,6 +76,8 @@ _REL_MARGIN = 1e-9
 _ABS_MARGIN = 1e-14
 #: A new block covers this many times the rounds so far (the bisection refines it).
 GROWTH = 1
+#: Blocks of at most this many rounds that cannot be skipped are walked round by round.
+LEAF = 8
 #: Pending block ends: a block of at most 2**62 rounds is halved at most 62 times.
 _STACK = 66
 
@@ -90,26 +94,16 @@ def bridge_crossing_bound(a0: float, a1: float, variance: float) -> float:
     """
     if not (a0 > 0.0 and a1 > 0.0):
         return 1.0
-    return math.exp(-2.0 * a0 * a1 / variance)
+    x = 2.0 * a0 * a1 / variance
+    return 0.0 if x > 745.2 else math.exp(-x)  # exp underflows to 0 there, slowly
 
 
 @njit(cache=True, nogil=True)
-def _chord_end(n: int, two_sigma: float, log_const: float, S: np.ndarray, act: np.ndarray,
-               n_act: int) -> float:
-    """The lowered elimination boundary ``b(n)`` at a block's end (0 at round 0)."""
-    if n == 0:
-        return 0.0
-    top = 0.0
-    for j in range(n_act):
-        top = max(top, abs(S[act[j]]))
-    nf = float(n)
-    return nf * two_sigma * conf_factor(nf, log_const) * (1.0 - _REL_MARGIN) - _ABS_MARGIN * top
-
-
-@njit(cache=True, nogil=True)
-def _skippable(S0: np.ndarray, S1: np.ndarray, b0: float, b1: float, act: np.ndarray, n_act: int,
-               variance: float, budget: float) -> bool:
-    """Whether the union of the pairs' crossing bounds over the block is at most ``budget``.
+def _skippable(S0: np.ndarray, sums: np.ndarray, row: int, b0: float, b1: float,
+               act: np.ndarray, n_act: int, variance: float, budget: float) -> bool:
+    """Whether the union of the pairs' crossing bounds over the block, from the sums ``S0`` to
+    ``sums[row]`` (indexed, not sliced: a view costs two atomic reference counts), is at most
+    ``budget``.
 
     First with one term per arm: arm ``i``'s distance below the chord is smallest for the
     largest other sum, so ``(n_act - 1)`` times its crossing bound against the largest sums
@@ -119,11 +113,23 @@ def _skippable(S0: np.ndarray, S1: np.ndarray, b0: float, b1: float, act: np.nda
     top1 = -np.inf
     for p in range(n_act):
         top0 = max(top0, S0[act[p]])
-        top1 = max(top1, S1[act[p]])
+        top1 = max(top1, sums[row, act[p]])
+    # cheapest first, one logarithm: n_act (n_act - 1) times the largest arm's term
+    least = np.inf
+    for p in range(n_act):
+        i = act[p]
+        a0 = b0 - (top0 - S0[i])
+        a1 = b1 - (top1 - sums[row, i])
+        if not (a0 > 0.0 and a1 > 0.0):
+            least = -np.inf
+            break
+        least = min(least, 2.0 * a0 * a1 / variance)
+    if least > math.log(n_act * (n_act - 1) / budget) + 1e-9 * least:
+        return True
     total = 0.0
     for p in range(n_act):
         i = act[p]
-        total += bridge_crossing_bound(b0 - (top0 - S0[i]), b1 - (top1 - S1[i]), variance)
+        total += bridge_crossing_bound(b0 - (top0 - S0[i]), b1 - (top1 - sums[row, i]), variance)
     if total * (n_act - 1) <= budget:
         return True
     total = 0.0
@@ -133,7 +139,8 @@ def _skippable(S0: np.ndarray, S1: np.ndarray, b0: float, b1: float, act: np.nda
             if q == p:
                 continue
             i = act[q]
-            total += bridge_crossing_bound(b0 - (S0[j] - S0[i]), b1 - (S1[j] - S1[i]), variance)
+            total += bridge_crossing_bound(b0 - (S0[j] - S0[i]),
+                                           b1 - (sums[row, j] - sums[row, i]), variance)
             if total > budget:
                 return False
     return True
@@ -220,6 +227,8 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
     b_now = 0.0  # the lowered boundary at round n
     width_end = np.int64(0)  # rounds up to width_end are checked first with width_lo
     width_lo = 0.0
+    leaf_end = np.int64(0)  # rounds up to leaf_end are walked one by one
+    z = np.empty(k)  # the normals of a draw
     while True:
         pulls = k if pull_all else n_act
         if depth == 0:
@@ -231,57 +240,65 @@ def elimination_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: float, log_
             # blocks of GROWTH times the rounds so far; rounds n* - 1 and on one by one
             length = (np.int64(1) if n + 1 >= n_one
                       else min(max(GROWTH * n, np.int64(1)), n_one - n))
-            _push(sums, ends, chords, 0, S, S, False, n, n + min(length, room), mu, sigma,
-                  pull_all, act, n_act, two_sigma, log_const, state)
-            depth = 1
-        top = depth - 1
-        length = ends[top] - n
-        if length > 1 and not _skippable(S, sums[top], b_now, chords[top], act, n_act,
-                                         variance * length, rate * length):
-            _push(sums, ends, chords, depth, S, sums[top], True, n, n + length // 2, mu, sigma,
-                  pull_all, act, n_act, two_sigma, log_const, state)
-            depth += 1
-            continue
-        # no check can have fired before ends[top]: go there and evaluate that round
-        t += length * pulls
-        n = ends[top]
-        for j in range(k if pull_all else n_act):
-            i = j if pull_all else act[j]
-            S[i] = sums[top, i]
-        b_now = chords[top]
-        depth = top
-        if n < n_one:
-            if n > width_end:
-                width_end = n + max(8, n >> 5)
-                width_lo = sigma * conf_factor(float(width_end), log_const) * (1.0 - 1e-12)
-            if _quiet_round(S, n, act, n_act, width_lo, delta0):
+            n_new = n + min(length, room)
+            bridge, chord = False, True
+        else:
+            top = depth - 1
+            length = ends[top] - n
+            if length > 1 and (ends[top] <= leaf_end or not _skippable(
+                    S, sums, top, b_now, chords[top], act, n_act, variance * length,
+                    rate * length)):
+                if length <= LEAF:  # a short block: walk its bridge round by round
+                    leaf_end = max(leaf_end, ends[top])
+                inside = ends[top] <= leaf_end
+                n_new = n + 1 if inside else n + length // 2
+                bridge, chord = True, not inside
+            else:
+                # no check can have fired before ends[top]: go there and evaluate that round
+                t += length * pulls
+                n = ends[top]
+                for j in range(pulls):
+                    i = j if pull_all else act[j]
+                    S[i] = sums[top, i]
+                b_now = chords[top]
+                depth = top
+                if n < n_one:
+                    if n > width_end:
+                        width_end = n + max(8, n >> 5)
+                        width_lo = sigma * conf_factor(float(width_end), log_const) * (1.0 - 1e-12)
+                    if _quiet_round(S, n, act, n_act, width_lo, delta0):
+                        continue
+                n_act, code, rec = decide_round(fam, state, S, n, act, n_act, means, ucb, sig,
+                                                log_const, False, delta0, pull_all,
+                                                recommend_best)
+                if code != RUNNING:
+                    return t, np.int64(rec), False, code
                 continue
-        n_act, code, rec = decide_round(fam, state, S, n, act, n_act, means, ucb, sig, log_const,
-                                        False, delta0, pull_all, recommend_best)
-        if code != RUNNING:
-            return t, np.int64(rec), False, code
-
-
-@njit(cache=True, nogil=True)
-def _push(sums, ends, chords, depth, S, S_end, bridge, n, n_new, mu, sigma, pull_all, act,
-          n_act, two_sigma, log_const, state):
-    """Draw the sums at round ``n_new`` into slot ``depth``: from round ``n`` (sums ``S``) for a
-    new block, or with ``bridge`` on the bridge from ``S`` to ``S_end``, the sums at the pending
-    end ``ends[depth - 1]``; and the lowered boundary there."""
-    k = mu.size
-    if not bridge:
-        step = float(n_new - n)
-        sd = sigma * math.sqrt(step)
-        for j in range(k if pull_all else n_act):
-            i = j if pull_all else act[j]
-            sums[depth, i] = S[i] + step * mu[i] + sd * std_normal(state)
-    else:
-        length = float(ends[depth - 1] - n)
+        # draw the sums at round n_new into slot depth: from round n for a new block, or on the
+        # bridge from round n to the pending end ends[depth - 1] (written out here rather than
+        # called: a call passing the arrays costs two atomic reference counts per array)
         h = float(n_new - n)
-        w = h / length
-        sd = sigma * math.sqrt(h * (length - h) / length)
-        for j in range(k if pull_all else n_act):
-            i = j if pull_all else act[j]
-            sums[depth, i] = S[i] + w * (S_end[i] - S[i]) + sd * std_normal(state)
-    ends[depth] = n_new
-    chords[depth] = _chord_end(n_new, two_sigma, log_const, sums[depth], act, n_act)
+        fill_normal(state, z)
+        if bridge:
+            span = float(ends[depth - 1] - n)
+            w = h / span
+            sd = sigma * math.sqrt(h * (span - h) / span)
+            for j in range(pulls):
+                i = j if pull_all else act[j]
+                sums[depth, i] = S[i] + w * (sums[depth - 1, i] - S[i]) + sd * z[j]
+        else:
+            sd = sigma * math.sqrt(h)
+            for j in range(pulls):
+                i = j if pull_all else act[j]
+                sums[depth, i] = S[i] + h * mu[i] + sd * z[j]
+        ends[depth] = n_new
+        chords[depth] = np.nan  # rounds inside a walked block need no boundary
+        if chord:
+            # the lowered elimination boundary b(n_new)
+            big = 0.0
+            for j in range(n_act):
+                big = max(big, abs(sums[depth, act[j]]))
+            nf = float(n_new)
+            chords[depth] = (nf * two_sigma * conf_factor(nf, log_const) * (1.0 - _REL_MARGIN)
+                             - _ABS_MARGIN * big)
+        depth += 1

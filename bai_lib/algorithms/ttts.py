@@ -29,12 +29,14 @@ from numba import njit
 from .. import _validate as V
 from .._rng import std_normal
 from ..stopping import GLR_THRESHOLDS
-from .base import Algorithm, Binding
+from .base import Algorithm, Binding, one_level
 from .challenger import (PLAIN_DRAW_WEIGHT, TTTS_MAX_RESAMPLE, Z_POS, exact_challenger,
                          leader_coin, new_workspace, note_sampled, refill_normals)
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
 from ..families import reward_model
+from .skip_ahead import DEFAULT_TOLERANCE, METHODS
+from .ttts_blocks import ttts_blocks_run
 from .ttts_conjugate import TTTSConjugateSteps
 
 __all__ = ["TTTS", "TTTSSteps", "CHALLENGERS"]
@@ -262,6 +264,17 @@ class TTTS(IndifferenceZone, Algorithm):
         (:data:`bai_lib.stopping.GLR_THRESHOLDS`, :func:`bai_lib.stopping.glr_beta`).
     indifference, delta0, delta0_factor, indifference_glr
         Algorithm 1's indifference stop, as for :class:`~bai_lib.algorithms.TTUCB`.
+    method : {"samples", "blocks"}
+        How runs are simulated: one reward at a time (:func:`~bai_lib.algorithms.glr.glr_run`,
+        the default and the reference), or in law by blocks of samples
+        (:func:`~bai_lib.algorithms.ttts_blocks.ttts_blocks_run`: two Gaussian arms,
+        ``beta = 1/2`` and no indifference stop only, where the sampled arm is a fair coin; the
+        cost of a run grows like the logarithm of its length, plus one word per 64 samples for
+        its coins). Runs by blocks check the stop at every time, so they take no batched looks,
+        and several levels are simulated one by one.
+    tolerance : float
+        With ``method="blocks"``, the bound on the total variation distance between the law of
+        a run's result and the per-sample law (default ``1e-12``).
     """
 
     challenger: Optional[str] = None
@@ -271,6 +284,8 @@ class TTTS(IndifferenceZone, Algorithm):
     delta0: Optional[float] = None
     delta0_factor: Optional[float] = None
     indifference_glr: str = "proven"
+    method: str = "samples"
+    tolerance: float = DEFAULT_TOLERANCE
 
     name: ClassVar[str] = "ttts"
     short_label: ClassVar[str] = "TTTS"
@@ -283,6 +298,25 @@ class TTTS(IndifferenceZone, Algorithm):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         self._check_indifference()
+        V.choice(self.method, METHODS, "method")
+        tol = V.positive(self.tolerance, "tolerance")
+        if not tol < 1.0:
+            raise ValueError(f"tolerance must be in (0, 1), got {tol!r}")
+        object.__setattr__(self, "tolerance", tol)
+        if self.method == "samples" and tol != DEFAULT_TOLERANCE:
+            raise ValueError("tolerance applies to method='blocks' only")
+        if self.method == "blocks" and (self.beta != 0.5 or self.indifference):
+            raise ValueError(f"method='blocks' simulates TTTS with beta = 0.5 and no "
+                             f"indifference stop, got beta={self.beta!r}, "
+                             f"indifference={self.indifference!r}")
+
+    @property
+    def one_trajectory(self) -> bool:
+        """As for the other GLR algorithms, and false by blocks, which simulate one level."""
+        return not self.indifference and self.method == "samples"
+
+    def simulates_in_law(self) -> bool:
+        return self.method == "blocks"
 
     def default_max_samples(self, k: int) -> int:
         """``10**9``, and ``10**7`` for ``k > 2`` with the ``"resample"`` or ``"released"``
@@ -320,4 +354,18 @@ class TTTS(IndifferenceZone, Algorithm):
             steps = TTTSSteps(beta, challenger)
             data = (np.array(prior.means, dtype=np.float64),
                     np.array(prior.stds, dtype=np.float64))
-        return bind_glr(steps, data, rewards, sig, th, levels, d0s, logcs, max_samples)
+        bound = bind_glr(steps, data, rewards, sig, th, levels, d0s, logcs, max_samples)
+        if self.method == "samples":
+            return bound
+        if rewards != "gaussian":
+            raise ValueError(f"rewards={rewards!r}: method='blocks' simulates Gaussian rewards "
+                             f"only")
+        if sig.size != 2:
+            raise ValueError(f"noise_stds: method='blocks' simulates two arms, got {sig.size}")
+        sigma = np.ascontiguousarray(sig, dtype=np.float64)
+        var, level, tol = sigma**2, float(levels[0]), self.tolerance
+
+        def call(state, mu, max_samples, cancel):
+            return ttts_blocks_run(state, mu, sigma, var, th, level, max_samples, tol, cancel)
+
+        return one_level(call, None, bound.cost_keys, max_samples, bound.ask_tell)
