@@ -15,7 +15,8 @@ from bai_lib.algorithms.skip_ahead import bridge_crossing_bound, elimination_blo
 from bai_lib.confidence import conf_log_const, indifference_round
 from bai_lib.families import family_bundle
 from bai_lib.kernels import STOP_INTERRUPTED, cancel_flag
-from bai_lib.stats import clopper_pearson, same_law
+from bai_lib.stats import same_law
+from same_law_check import errors_overlap, law_p_values
 
 H2 = B.GaussianPrior.standard(2)
 H4 = B.GaussianPrior.standard(4)
@@ -139,17 +140,8 @@ def _compare(spec, prior, delta, n_runs, means=None, max_samples=None):
                    progress=False)
     b = B.simulate(blocks, prior, 1.0, delta, n_runs, 2, means=means, max_samples=max_samples,
                    progress=False)
-    return a, b, same_law(a.stopping_times, b.stopping_times, {
-        "stop_reason": (a.stop_reasons, b.stop_reasons),
-        "recommendation": (a.recommendations, b.recommendations),
-        "error": (~a.correct, ~b.correct)})
+    return a, b, law_p_values(a, b)
 
-
-def _overlap(a, b):
-    n = a.n_runs
-    ia = clopper_pearson(int((~a.correct).sum()), n)
-    ib = clopper_pearson(int((~b.correct).sum()), n)
-    return ia[0] <= ib[1] and ib[0] <= ia[1]
 
 
 @pytest.mark.parametrize("spec, prior, delta, n_runs, means, max_samples", [
@@ -165,7 +157,7 @@ def _overlap(a, b):
 def test_blocks_have_the_per_sample_law(spec, prior, delta, n_runs, means, max_samples):
     a, b, p = _compare(spec, prior, delta, n_runs, means, max_samples)
     assert min(p.values()) > 0.01, p
-    assert _overlap(a, b)
+    assert errors_overlap(a, b)
     if max_samples is not None:
         assert 0.02 < np.mean(a.stop_reasons == "censored") < 0.5  # the case is exercised
 

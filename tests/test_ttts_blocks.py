@@ -14,7 +14,8 @@ from bai_lib import _rng
 from bai_lib.algorithms.glr import GLRThreshold
 from bai_lib.algorithms.ttts_blocks import band_exit_bound, ttts_blocks_run
 from bai_lib.kernels import STOP_INTERRUPTED, cancel_flag
-from bai_lib.stats import clopper_pearson, same_law
+from bai_lib.stats import same_law
+from same_law_check import errors_overlap, law_p_values
 from bai_lib.stopping import GLR_THRESHOLDS
 
 H2 = B.GaussianPrior.standard(2)
@@ -164,17 +165,8 @@ def _compare(spec, prior, noise, delta, n_runs, means=None, max_samples=None):
     kw = dict(means=means, max_samples=max_samples, progress=False)
     a = B.simulate(spec, prior, noise, delta, n_runs, 1, **kw)
     b = B.simulate(blocks, prior, noise, delta, n_runs, 2, **kw)
-    return a, b, same_law(a.stopping_times, b.stopping_times, {
-        "stop_reason": (a.stop_reasons, b.stop_reasons),
-        "recommendation": (a.recommendations, b.recommendations),
-        "error": (~a.correct, ~b.correct)})
+    return a, b, law_p_values(a, b)
 
-
-def _overlap(a, b):
-    n = a.n_runs
-    ia = clopper_pearson(int((~a.correct).sum()), n)
-    ib = clopper_pearson(int((~b.correct).sum()), n)
-    return ia[0] <= ib[1] and ib[0] <= ia[1]
 
 
 @pytest.mark.parametrize("spec, noise, delta, n_runs, means, max_samples", [
@@ -186,7 +178,7 @@ def _overlap(a, b):
 def test_blocks_have_the_per_sample_law(spec, noise, delta, n_runs, means, max_samples):
     a, b, p = _compare(spec, H2, noise, delta, n_runs, means, max_samples)
     assert min(p.values()) > 0.01, p
-    assert _overlap(a, b)
+    assert errors_overlap(a, b)
     assert np.mean(a.stop_reasons == "censored") < 0.5
 
 

@@ -22,7 +22,7 @@ from ..priors import GaussianPrior
 from ..priors import delta0 as _delta0_of
 from .ask_tell import RUNNING, active_best, decide_round, elimination_ask_tell
 from .base import Algorithm, Binding, gap_cost, indifference_guarantee, one_level
-from .skip_ahead import DEFAULT_TOLERANCE, METHODS, elimination_blocks_run
+from .skip_ahead import DEFAULT_TOLERANCE, checked_tolerance, elimination_blocks_run
 
 __all__ = ["Elimination", "NoElim", "TwoArmElimination", "elimination_run",
            "two_arm_elimination_run", "WIDTHS"]
@@ -368,13 +368,7 @@ class Elimination(Algorithm):
             object.__setattr__(self, "delta0_factor", V.positive(self.delta0_factor, "delta0_factor"))
         V.choice(self.recommend, ("uniform", "empirical_best"), "recommend")
         V.choice(self.widths, WIDTHS, "widths")
-        V.choice(self.method, METHODS, "method")
-        tol = V.positive(self.tolerance, "tolerance")
-        if not tol < 1.0:
-            raise ValueError(f"tolerance must be in (0, 1), got {tol!r}")
-        object.__setattr__(self, "tolerance", tol)
-        if self.method == "samples" and tol != DEFAULT_TOLERANCE:
-            raise ValueError("tolerance applies to method='blocks' only")
+        object.__setattr__(self, "tolerance", checked_tolerance(self.method, self.tolerance))
         if self.method == "blocks" and self.widths != "subgaussian":
             raise ValueError(f"widths must be 'subgaussian' with method='blocks', got "
                              f"{self.widths!r}")

@@ -57,13 +57,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .. import _validate as V
 from .._rng import fill_normal
 from ..confidence import conf_factor, first_indifference_round
 from ..kernels import STOP_CENSORED, STOP_INTERRUPTED
 from .ask_tell import RUNNING, active_best, decide_round
 
 __all__ = ["bridge_crossing_bound", "elimination_blocks_run", "METHODS", "DEFAULT_TOLERANCE",
-           "GROWTH", "LEAF"]
+           "GROWTH", "LEAF", "checked_tolerance"]
 
 #: The ways a specification's runs are simulated, ``"samples"`` (one reward at a time, the
 #: reference) and ``"blocks"`` (in law, by blocks of rounds, this module).
@@ -80,6 +81,19 @@ GROWTH = 1
 LEAF = 8
 #: Pending block ends: a block of at most 2**62 rounds is halved at most 62 times.
 _STACK = 66
+
+
+def checked_tolerance(method: str, tolerance: float) -> float:
+    """A specification's ``method`` (one of :data:`METHODS`) and ``tolerance`` checked
+    (``ValueError`` naming the parameter): the tolerance, in ``(0, 1)`` and given only with
+    ``method="blocks"``."""
+    V.choice(method, METHODS, "method")
+    tol = V.positive(tolerance, "tolerance")
+    if not tol < 1.0:
+        raise ValueError(f"tolerance must be in (0, 1), got {tol!r}")
+    if method == "samples" and tol != DEFAULT_TOLERANCE:
+        raise ValueError("tolerance applies to method='blocks' only")
+    return tol
 
 
 @njit(cache=True, nogil=True)

@@ -35,7 +35,7 @@ from .challenger import (PLAIN_DRAW_WEIGHT, TTTS_MAX_RESAMPLE, Z_POS, exact_chal
 from .glr import GLRThreshold, bind_glr, register
 from .indifference import IndifferenceZone
 from ..families import reward_model
-from .skip_ahead import DEFAULT_TOLERANCE, METHODS
+from .skip_ahead import DEFAULT_TOLERANCE, checked_tolerance
 from .ttts_blocks import ttts_blocks_run
 from .ttts_conjugate import TTTSConjugateSteps
 
@@ -298,13 +298,7 @@ class TTTS(IndifferenceZone, Algorithm):
         object.__setattr__(self, "beta", V.open_unit(self.beta, "beta"))
         V.choice(self.threshold, GLR_THRESHOLDS, "threshold")
         self._check_indifference()
-        V.choice(self.method, METHODS, "method")
-        tol = V.positive(self.tolerance, "tolerance")
-        if not tol < 1.0:
-            raise ValueError(f"tolerance must be in (0, 1), got {tol!r}")
-        object.__setattr__(self, "tolerance", tol)
-        if self.method == "samples" and tol != DEFAULT_TOLERANCE:
-            raise ValueError("tolerance applies to method='blocks' only")
+        object.__setattr__(self, "tolerance", checked_tolerance(self.method, self.tolerance))
         if self.method == "blocks" and (self.beta != 0.5 or self.indifference):
             raise ValueError(f"method='blocks' simulates TTTS with beta = 0.5 and no "
                              f"indifference stop, got beta={self.beta!r}, "
