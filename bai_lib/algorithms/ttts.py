@@ -270,8 +270,10 @@ class TTTS(IndifferenceZone, Algorithm):
         (:func:`~bai_lib.algorithms.ttts_blocks.ttts_blocks_run`: two Gaussian arms,
         ``beta = 1/2`` and no indifference stop only, where the sampled arm is a fair coin; the
         cost of a run grows like the logarithm of its length, plus one word per 64 samples for
-        its coins). Runs by blocks check the stop at every time, so they take no batched looks,
-        and several levels are simulated one by one.
+        its coins). It pays on long runs, the heavy tail of a prior's runs and runs censored at
+        ``10⁹`` samples; a run of a few thousand samples costs about as much as sample by
+        sample. Runs by blocks check the stop at every time, so they take no batched looks, and
+        several levels are simulated one by one.
     tolerance : float
         With ``method="blocks"``, the bound on the total variation distance between the law of
         a run's result and the per-sample law (default ``1e-12``).
