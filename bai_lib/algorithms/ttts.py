@@ -309,7 +309,7 @@ class TTTS(IndifferenceZone, Algorithm):
     @property
     def one_trajectory(self) -> bool:
         """As for the other GLR algorithms, and false by blocks, which simulate one level."""
-        return not self.indifference and self.method == "samples"
+        return IndifferenceZone.one_trajectory.fget(self) and self.method == "samples"
 
     def simulates_in_law(self) -> bool:
         return self.method == "blocks"

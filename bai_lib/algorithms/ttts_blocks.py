@@ -147,7 +147,8 @@ def ttts_blocks_run(state: np.ndarray, mu: np.ndarray, sigma: np.ndarray, var: n
         else:
             top = depth - 1
             length = ends[top] - t
-            c_next = gap_level(th, t + 1, level)  # at most c at every time of the block
+            # at most c at every time of the block (only a block of two or more samples needs it)
+            c_next = gap_level(th, t + 1, level) if length > 1 else 0.0
             go = True
             if length > 1 and not _band_holds(S, N, sums, counts, top, ends[top], sigma, var,
                                               c_next, rate * length):
